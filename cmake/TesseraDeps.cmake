@@ -1,0 +1,37 @@
+# NetCDF (Debian's MPI build) and PnetCDF.
+#
+# Debian keeps the MPI build of NetCDF's headers in .../netcdf/mpi/include and
+# its library as libnetcdf_mpi; its pkg-config file claims /usr/include, where
+# the serial headers live. The MPI include path must come first, so we find it
+# explicitly instead of trusting pkg-config.
+find_path(NETCDF_MPI_INCLUDE_DIR netcdf_par.h
+  HINTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/netcdf/mpi/include
+        /usr/lib/x86_64-linux-gnu/netcdf/mpi/include
+        /usr/lib/aarch64-linux-gnu/netcdf/mpi/include
+  NO_DEFAULT_PATH)
+if(NOT NETCDF_MPI_INCLUDE_DIR)
+  find_path(NETCDF_MPI_INCLUDE_DIR netcdf_par.h)
+endif()
+find_library(NETCDF_MPI_LIBRARY NAMES netcdf_mpi netcdf)
+if(NOT NETCDF_MPI_INCLUDE_DIR OR NOT NETCDF_MPI_LIBRARY)
+  message(FATAL_ERROR "NetCDF (MPI build) not found: run scripts/install-deps.sh")
+endif()
+message(STATUS "NetCDF: ${NETCDF_MPI_LIBRARY} (headers ${NETCDF_MPI_INCLUDE_DIR})")
+
+set(TESSERA_HAVE_PNETCDF OFF)
+if(NOT TESSERA_USE_PNETCDF STREQUAL "OFF")
+  find_path(PNETCDF_INCLUDE_DIR pnetcdf.h)
+  find_library(PNETCDF_LIBRARY pnetcdf)
+  if(PNETCDF_INCLUDE_DIR AND PNETCDF_LIBRARY)
+    set(TESSERA_HAVE_PNETCDF ON)
+    message(STATUS "PnetCDF: ${PNETCDF_LIBRARY}")
+  elseif(TESSERA_USE_PNETCDF STREQUAL "ON")
+    message(FATAL_ERROR "TESSERA_USE_PNETCDF=ON but PnetCDF was not found")
+  else()
+    message(STATUS "PnetCDF: not found, backend 'pnetcdf' will answer TSR_ENOTBUILT")
+  endif()
+endif()
+
+find_program(TESSERA_MPIEXEC NAMES mpiexec mpirun REQUIRED)
+find_program(TESSERA_NCGEN ncgen)
+find_program(TESSERA_NCDUMP ncdump)

@@ -1,0 +1,223 @@
+/**
+ * @file tessera.h
+ * @brief Tessera: parallel output of tiled fields into one NetCDF file.
+ *
+ * A model rank holds a tile of every field. Tessera assembles the tiles into
+ * one self-describing file with the strategy chosen at run time through hints
+ * (see docs/hints.md): `serial` (gather to one writer, WRF io_form=2),
+ * `direct` (collective PnetCDF, io_form=11), `aggregate` (rearrange onto a
+ * subset of writer ranks, PIO / io_form=12), `split` (one file per rank,
+ * io_form=102) and `servers` (dedicated asynchronous I/O ranks, quilting).
+ *
+ * Conventions that hold for every function:
+ * - The return value is 0 on success or a negative TSR_E* code.
+ * - A call documented as *collective* must be made by every rank of the
+ *   model communicator with the same arguments (except buffers and tiles);
+ *   it returns the same status on every rank, so one rank's bad argument or
+ *   failed write gives every rank the same error and nothing hangs.
+ * - Constructors set their output handle to NULL on failure; destructors
+ *   accept a NULL handle (or a pointer to one) and set it to NULL.
+ * - The library never prints unless TESSERA_VERBOSE is set, and never aborts.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TESSERA_BUILDING) && defined(__GNUC__)
+#define TSR_EXTERN __attribute__((visibility("default")))
+#else
+#define TSR_EXTERN
+#endif
+
+/** Library version. */
+#define TSR_VERSION_MAJOR 0
+#define TSR_VERSION_MINOR 1
+#define TSR_VERSION_PATCH 0
+
+/**
+ * Error codes: one table generates the enum, tsr_strerror() and tsr_errname()
+ * (and the Fortran constants), so they never drift apart.
+ */
+#define TSR_ERRNO_MAP(XX)                                                              \
+  XX(EINVAL, -1, "invalid argument")                                                   \
+  XX(ENOMEM, -2, "out of memory")                                                      \
+  XX(EHINT, -3, "invalid hint: unknown key, malformed value or value out of range")    \
+  XX(EDECOMP, -4, "invalid decomposition: tiles overlap or fall outside the shape")    \
+  XX(EMODE, -5, "call not allowed in the file's current mode (define or data)")        \
+  XX(EBADID, -6, "unknown variable, dimension or attribute id")                        \
+  XX(ETYPE, -7, "invalid or mismatched type")                                          \
+  XX(ESHAPE, -8, "decomposition does not match the variable's dimensions")             \
+  XX(EIO, -9, "the backend reported an I/O error")                                     \
+  XX(EACCES, -10, "the file cannot be created or opened at that path")                 \
+  XX(ENOSPC, -11, "no space left on device, or file size limit exceeded")              \
+  XX(ENOTBUILT, -12, "strategy or backend not built into this library")                \
+  XX(ESERVERS, -13, "I/O server configuration does not fit the communicator")          \
+  XX(EMPI, -14, "an MPI call failed")                                                  \
+  XX(ENAME, -15, "name already defined, or not found")                                 \
+  XX(ERANGE, -16, "frame or index out of range")                                       \
+  XX(ETOOBIG, -17, "a single message or request would exceed 2 GiB")                   \
+  XX(ESTATE, -18, "the library is not initialised, or a handle is already closed")     \
+  XX(EFORMAT, -19, "the file is not in a format Tessera can read")
+
+/** Error codes (all negative; 0 is success). */
+typedef enum {
+  TSR_OK = 0,
+#define TSR__ERR_ENUM(name, value, text) TSR_##name = value,
+  TSR_ERRNO_MAP(TSR__ERR_ENUM)
+#undef TSR__ERR_ENUM
+  TSR_ELAST = -20
+} tsr_error;
+
+/** Element types. The numbers equal NetCDF's NC_CHAR, NC_INT, NC_FLOAT, NC_DOUBLE. */
+typedef enum { TSR_CHAR = 2, TSR_INT = 4, TSR_FLOAT = 5, TSR_DOUBLE = 6 } tsr_type;
+
+/** Length of the record dimension in tsr_def_dim. */
+#define TSR_UNLIMITED 0
+/** Variable id for global attributes in tsr_put_att. */
+#define TSR_GLOBAL (-1)
+/** Longest dimension, variable or attribute name. */
+#define TSR_MAX_NAME 256
+/** Most dimensions of one variable, record dimension included. */
+#define TSR_MAX_DIMS 8
+
+typedef struct tsr_ctx tsr_ctx;       /**< A library context over one communicator. */
+typedef struct tsr_decomp tsr_decomp; /**< A box decomposition of a global array. */
+typedef struct tsr_file tsr_file;     /**< An open file. */
+
+/** Text for an error code; never NULL. Not collective. */
+TSR_EXTERN const char *tsr_strerror(int err);
+/** Name of an error code ("TSR_EHINT"); never NULL. Not collective. */
+TSR_EXTERN const char *tsr_errname(int err);
+
+/**
+ * Start Tessera on @p comm. Collective over @p comm.
+ *
+ * @p hints is a hint string (docs/hints.md), may be NULL; TESSERA_HINTS
+ * overrides it. When the hints ask for `strategy=servers`, io_groups*io_tasks
+ * ranks become I/O servers: on them tsr_init serves until the model ranks call
+ * tsr_finalize, then returns 0 with *model_comm == MPI_COMM_NULL and
+ * *ctx == NULL. On model ranks *model_comm is the communicator the model
+ * should use instead of @p comm (a duplicate of @p comm when there are no
+ * servers); the caller frees it with MPI_Comm_free after tsr_finalize.
+ *
+ * @return 0, TSR_EHINT, TSR_ESERVERS, TSR_ENOMEM, TSR_EMPI.
+ */
+TSR_EXTERN int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **ctx, MPI_Comm *model_comm);
+
+/**
+ * Stop Tessera. Collective over the model communicator. Waits until every file
+ * handed to servers is written and closed; reports a server-side write error
+ * that no earlier call reported. Accepts *ctx == NULL.
+ */
+TSR_EXTERN int tsr_finalize(tsr_ctx **ctx);
+
+/**
+ * Describe this rank's tile of a global array of @p ndims dimensions
+ * (the record dimension excluded), slowest dimension first. Collective.
+ *
+ * @param gsize  global shape.
+ * @param start  first global index of this rank's tile (0-based).
+ * @param count  tile extent; a zero count means the rank owns nothing.
+ * @param mstart first global index of this rank's memory array, which may be
+ *               larger than the tile (halos, WRF's ims..ime); NULL = start.
+ * @param mcount extent of the memory array; NULL = count. The buffer passed to
+ *               tsr_put is C-ordered over mcount and the tile is read from it
+ *               in place, without a copy by the caller.
+ * @return 0; TSR_EDECOMP if any rank's tile overlaps another's or lies outside
+ *         gsize, or its memory box does not contain its tile; TSR_EINVAL.
+ * Points no rank owns are written as the variable's fill value.
+ */
+TSR_EXTERN int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t start[],
+                              const int64_t count[], const int64_t mstart[],
+                              const int64_t mcount[], tsr_decomp **d);
+
+/** Free a decomposition. Not collective; accepts NULL. */
+TSR_EXTERN void tsr_decomp_free(tsr_decomp **d);
+
+/**
+ * Create (clobber) a file and enter define mode. Collective.
+ * @p hints may be NULL; they override tsr_init's and are overridden by
+ * TESSERA_HINTS entries whose glob matches @p path.
+ * @return 0, TSR_EHINT, TSR_ENOTBUILT, TSR_EACCES, TSR_EIO, TSR_ENOMEM.
+ */
+TSR_EXTERN int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **f);
+
+/** Define a dimension; @p len TSR_UNLIMITED makes the record dimension. Collective.
+ *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EINVAL. */
+TSR_EXTERN int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid);
+
+/** Define a variable; a record variable has the record dimension first. Collective.
+ *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EBADID, TSR_ETYPE, TSR_EINVAL. */
+TSR_EXTERN int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims,
+                           const int dimids[], int *varid);
+
+/**
+ * Give a variable its default decomposition (used when tsr_put gets NULL).
+ * The `split` strategy needs it for every decomposed variable, because each
+ * rank's file is laid out for its own tile at tsr_enddef. Collective. The
+ * decomposition must outlive the file.
+ * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE.
+ */
+TSR_EXTERN int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d);
+
+/** Put an attribute (varid TSR_GLOBAL for a global one). Collective. A
+ *  `_FillValue` must have the variable's type and one value.
+ *  @return 0, TSR_EMODE, TSR_EBADID, TSR_ETYPE, TSR_EINVAL. */
+TSR_EXTERN int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t n,
+                           const void *values);
+
+/** Leave define mode: the backend creates the file with the whole schema. Collective.
+ *  @return 0, TSR_EMODE, TSR_EIO, TSR_EACCES, TSR_ENOSPC, TSR_ESHAPE. */
+TSR_EXTERN int tsr_enddef(tsr_file *f);
+
+/**
+ * Write this rank's tile of variable @p varid at record @p frame (ignored for
+ * fixed variables). @p buf holds elements of the variable's type, laid out
+ * over the decomposition's memory box. Collective.
+ *
+ * Returns as soon as @p buf may be reused. The bytes may reach the file later,
+ * but no later than tsr_flush or tsr_close, and the memory Tessera holds for
+ * them never exceeds what the hints allow (buffer_bytes, slab_bytes).
+ * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EIO, TSR_ENOSPC.
+ */
+TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
+                       const void *buf);
+
+/**
+ * Write a replicated variable (every rank holds all of it, e.g. `Times`):
+ * the whole variable at @p frame, written once. Collective; @p buf must hold
+ * the same values on every rank (only one rank's copy is written).
+ */
+TSR_EXTERN int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf);
+
+/** Make every byte put so far reach the file. Collective. */
+TSR_EXTERN int tsr_flush(tsr_file *f);
+
+/** Flush and close; frees the handle and sets *f = NULL, also on error.
+ *  With `servers` it returns without waiting for the servers' write. Collective. */
+TSR_EXTERN int tsr_close(tsr_file **f);
+
+/** Look up a variable id by name. Not collective. @return 0, TSR_ENAME. */
+TSR_EXTERN int tsr_inq_varid(const tsr_file *f, const char *name, int *varid);
+
+/**
+ * The last backend error on a file: the backend's own code (e.g. NC_ENOSPC)
+ * and message ("PnetCDF: No space left on device"). Either output may be NULL.
+ * Returns the last TSR_E* code seen on the file. Not collective.
+ */
+TSR_EXTERN int tsr_backend_error(const tsr_file *f, int *code, const char **message);
+
+/** The strategy a file uses ("serial", "direct", ...). Not collective. */
+TSR_EXTERN const char *tsr_file_strategy(const tsr_file *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_H */

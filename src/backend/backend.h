@@ -1,0 +1,73 @@
+/* Backends: block-level operations only. A backend never knows which strategy
+ * fed it; it creates a file from a whole schema, writes blocks of a variable at
+ * a frame, flushes and closes. The registry (backend_registry.c) is the only
+ * place that knows which backends were built. */
+#ifndef TSR_BACKEND_H
+#define TSR_BACKEND_H
+
+#include <mpi.h>
+
+#include "core/hints.h"
+#include "core/schema.h"
+
+#define TSR__BACKEND_VERSION 1
+
+/* The backend's own error, kept for tsr_backend_error(). */
+typedef struct {
+  int code;          /* backend's native code, e.g. NC_ENOSPC */
+  char message[256]; /* "PnetCDF: No space left on device" */
+} tsr__berr;
+
+typedef struct tsr__bfile tsr__bfile; /* backend-private open file */
+
+/* A block in memory: the block's data sit at element offset `moffset` inside a
+ * C-ordered array of shape `mshape` (both NULL: the block is contiguous). */
+typedef struct {
+  const int64_t *mshape;
+  const int64_t *moffset;
+} tsr__memview;
+
+typedef struct tsr__backend_ops {
+  int version;
+  const char *name;
+  /* 1: every rank of the comm given to create calls every operation (collective,
+   * PnetCDF); 0: one rank owns the file, comm is MPI_COMM_SELF (serial NetCDF). */
+  int parallel;
+  /* Create (clobber) @p path, define the whole schema, leave define mode.
+   * MPI-IO / PnetCDF pass-through hints come from @p h. */
+  int (*create)(MPI_Comm comm, const char *path, const tsr__schema *s, const tsr__hints *h,
+                tsr__bfile **out, tsr__berr *err);
+  /* Write one block of variable @p varid at @p frame (ignored for fixed
+   * variables); start/count cover the non-record dimensions. The caller may
+   * reuse @p buf when this returns (a backend that buffers copies it).
+   * Parallel backends: independent call; completion is collective in flush. */
+  int (*write_block)(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                     const int64_t count[], const void *buf, tsr__memview mem, tsr__berr *err);
+  /* Bytes buffered by write_block and not yet flushed. */
+  int64_t (*pending_bytes)(const tsr__bfile *bf);
+  /* Complete every buffered write (collective for parallel backends). */
+  int (*flush)(tsr__bfile *bf, tsr__berr *err);
+  /* Flush, close and free (collective for parallel backends). Always frees. */
+  int (*close)(tsr__bfile *bf, tsr__berr *err);
+  /* Close and delete after an error, so a failed file never looks complete. */
+  void (*abort)(tsr__bfile *bf, const char *path);
+  /* Optional: the MPI_Info the MPI library reports for the open file (caller frees),
+   * or MPI_INFO_NULL. */
+  MPI_Info (*file_info)(const tsr__bfile *bf);
+  /* Optional: file offset in bytes of element `start` of a variable at a frame,
+   * for the alignment statistics; -1 when unknown. */
+  int64_t (*block_offset)(const tsr__bfile *bf, int varid, int64_t frame, const int64_t start[]);
+} tsr__backend_ops;
+
+/* Look a backend up by name. Returns 0 and sets *ops, TSR_ENOTBUILT when the
+ * name is known but not built into this library (ops NULL), TSR_EHINT when the
+ * name is unknown. */
+int tsr__backend_find(const char *name, const tsr__backend_ops **ops);
+
+extern const tsr__backend_ops tsr__backend_null;
+#ifdef TESSERA_HAVE_PNETCDF
+extern const tsr__backend_ops tsr__backend_pnetcdf;
+#endif
+extern const tsr__backend_ops tsr__backend_netcdf;
+
+#endif

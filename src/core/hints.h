@@ -1,0 +1,102 @@
+/* Hints: the parsed form of a hint string (docs/hints.md).
+ *
+ * A hint string is one or more groups separated by ','; a group is
+ * `[glob:]key=value[:key=value...]`. The first token of a group that holds no
+ * '=' is a file-name glob. For a given path, the unglobbed groups apply in
+ * order, then the first globbed group whose glob matches the path (or its base
+ * name) applies over them. Sources merge with precedence
+ * environment (TESSERA_HINTS) > tsr_create's hints > tsr_init's hints.
+ */
+#ifndef TSR_CORE_HINTS_H
+#define TSR_CORE_HINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  TSR__STRAT_DEFAULT = 0, /* direct when PnetCDF is built, else serial */
+  TSR__STRAT_SERIAL,
+  TSR__STRAT_DIRECT,
+  TSR__STRAT_AGGREGATE,
+  TSR__STRAT_SPLIT,
+  TSR__STRAT_SERVERS
+} tsr__strategy_kind;
+
+/* One pass-through hint for MPI_Info (MPI-IO and PnetCDF keys). */
+typedef struct {
+  char key[64];
+  char value[256];
+} tsr__kv;
+
+#define TSR__MAX_PASSTHROUGH 32
+
+/* Bits of tsr__hints.set: which fields a source set, so merging knows. */
+enum {
+  TSR__H_STRATEGY = 1u << 0,
+  TSR__H_BACKEND = 1u << 1,
+  TSR__H_FORMAT = 1u << 2,
+  TSR__H_SLAB = 1u << 3,
+  TSR__H_BUFFER = 1u << 4,
+  TSR__H_AGGREGATORS = 1u << 5,
+  TSR__H_STRIDE = 1u << 6,
+  TSR__H_IO_GROUPS = 1u << 7,
+  TSR__H_IO_TASKS = 1u << 8,
+  TSR__H_SERVER_RANKS = 1u << 9,
+  TSR__H_SERVER_PICK = 1u << 10,
+  TSR__H_STRICT = 1u << 11,
+  TSR__H_WRITER = 1u << 12,
+  TSR__H_EXCHANGE = 1u << 13,
+  TSR__H_FRAMES_PER_OUTFILE = 1u << 14
+};
+
+typedef struct tsr__hints {
+  unsigned set;                /* TSR__H_* bits of the fields given explicitly */
+  tsr__strategy_kind strategy; /* strategy= serial|direct|aggregate|split|servers */
+  char backend[16];            /* backend= netcdf|pnetcdf|null; "" = strategy's default */
+  int format;                  /* format= cdf2 (2, default) | cdf5 (5) */
+  int64_t slab_bytes;          /* slab_bytes= size, default 64m: serial writer's slab */
+  int64_t buffer_bytes;        /* buffer_bytes= size, default 128m: pending bytes per rank */
+  int aggregators;             /* aggregators= N >= 1; 0 = default (ranks/4, at least 1) */
+  int stride;                  /* stride= S >= 1; 0 = evenly spread */
+  int io_groups;               /* io_groups= G >= 1 (servers) */
+  int io_tasks;                /* io_tasks= T >= 1 (servers) */
+  int server_ranks_first;      /* server_ranks= last (0, default) | first (1) */
+  int server_pick_idle;        /* server_pick= roundrobin (0, default) | idle (1) */
+  int strict;                  /* hints_strict= 1 (default) | 0: unknown keys warn */
+  int writer;                  /* writer= rank of the serial writer, default 0 */
+  int exchange_alltoall;       /* exchange= p2p (0, default) | alltoall (1) */
+  int frames_per_outfile;      /* frames_per_outfile= N >= 1 (servers: frames per group) */
+  int npass;                   /* pass-through keys for MPI_Info, in order given */
+  tsr__kv pass[TSR__MAX_PASSTHROUGH];
+} tsr__hints;
+
+/* Defaults for every field, nothing marked as set. */
+void tsr__hints_defaults(tsr__hints *h);
+
+/*
+ * Parse @p text (may be NULL or empty: no change) and merge the groups that
+ * apply to @p path into @p h (fields the text sets override h's). @p path NULL
+ * means "no file yet" (tsr_init): only unglobbed groups apply, except that the
+ * server layout keys (strategy=servers, io_groups, io_tasks, server_ranks) are
+ * taken from any group, since servers must exist before any file is created.
+ * Returns 0, or TSR_EHINT with a message naming the key in @p err.
+ * Unknown keys are errors unless the merged result has strict == 0, in which
+ * case they are skipped (and logged when TESSERA_VERBOSE is set).
+ */
+int tsr__hints_parse(const char *text, const char *path, tsr__hints *h, char *err, size_t errlen);
+
+/* Apply the three sources in precedence order: init_text, then create_text,
+ * then the TESSERA_HINTS environment variable. */
+int tsr__hints_resolve(const char *init_text, const char *create_text, const char *path,
+                       tsr__hints *h, char *err, size_t errlen);
+
+/* Parse a size with optional k/m/g suffix (powers of 1024). Returns 0 or -1. */
+int tsr__parse_size(const char *s, int64_t *out);
+
+/* Name of a strategy kind ("serial", ...). */
+const char *tsr__strategy_name(tsr__strategy_kind k);
+
+/* Format the hints in effect as one hint string (for display and stats). */
+void tsr__hints_format(const tsr__hints *h, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,65 @@
+/* Schema: the dimensions, variables and attributes of a file, built in define
+ * mode and handed whole to a backend at tsr_enddef (and shipped to servers). */
+#ifndef TSR_CORE_SCHEMA_H
+#define TSR_CORE_SCHEMA_H
+
+#include "tessera.h"
+
+typedef struct {
+  char name[TSR_MAX_NAME];
+  int64_t len; /* TSR_UNLIMITED (0) for the record dimension */
+} tsr__dim;
+
+typedef struct {
+  char name[TSR_MAX_NAME];
+  tsr_type type;
+  size_t n;     /* number of values */
+  void *values; /* n * tsr__type_size(type) bytes, owned */
+} tsr__att;
+
+typedef struct {
+  char name[TSR_MAX_NAME];
+  tsr_type type;
+  int ndims; /* record dimension included */
+  int dimids[TSR_MAX_DIMS];
+  int is_record;  /* first dimension is the record dimension */
+  int natts;
+  tsr__att *atts;
+  const tsr_decomp *decomp; /* default decomposition, may be NULL (not owned) */
+} tsr__var;
+
+typedef struct tsr__schema {
+  int ndims;
+  tsr__dim *dims;
+  int nvars;
+  tsr__var *vars;
+  int ngatts;
+  tsr__att *gatts;
+  int format; /* 2 = CDF-2 (64-bit offset), 5 = CDF-5 */
+} tsr__schema;
+
+size_t tsr__type_size(tsr_type t);
+int tsr__type_valid(tsr_type t);
+
+void tsr__schema_init(tsr__schema *s);
+void tsr__schema_free(tsr__schema *s);
+int tsr__schema_add_dim(tsr__schema *s, const char *name, int64_t len, int *dimid);
+int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndims,
+                        const int dimids[], int *varid);
+int tsr__schema_put_att(tsr__schema *s, int varid, const char *name, tsr_type type, size_t n,
+                        const void *values);
+int tsr__schema_find_var(const tsr__schema *s, const char *name);
+
+/* Non-record dimensions of a variable: their count and lengths (slowest first). */
+int tsr__var_shape(const tsr__schema *s, int varid, int64_t shape[TSR_MAX_DIMS]);
+/* Elements in one frame of the variable (all of a fixed variable). */
+int64_t tsr__var_frame_elems(const tsr__schema *s, int varid);
+/* The variable's fill value (its _FillValue attribute, else NetCDF's default)
+ * written into @p out, which holds tsr__type_size(type) bytes. */
+void tsr__var_fill(const tsr__schema *s, int varid, void *out);
+
+/* Serialise to a byte buffer (malloc'd, *len bytes) and back, for servers. */
+int tsr__schema_pack(const tsr__schema *s, void **buf, size_t *len);
+int tsr__schema_unpack(const void *buf, size_t len, tsr__schema *s);
+
+#endif
