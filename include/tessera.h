@@ -217,6 +217,21 @@ TSR_EXTERN int tsr_backend_error(const tsr_file *f, int *code, const char **mess
 /** The strategy a file uses ("serial", "direct", ...). Not collective. */
 TSR_EXTERN const char *tsr_file_strategy(const tsr_file *f);
 
+/** This rank's running totals since tsr_init (see tsr_get_stats). */
+typedef struct {
+  double blocked_s;      /**< time this rank spent inside Tessera calls */
+  double writer_s;       /**< time this rank spent in backend writes, flushes and closes */
+  double server_writer_s; /**< longest writer time of any I/O server, known after a
+                              tsr_flush or tsr_close that waited for them; 0 without servers */
+  int64_t bytes_put;     /**< bytes of variable data this rank handed to tsr_put / put_global */
+  int64_t bytes_written; /**< bytes this rank wrote to files as a writer */
+  int64_t files_closed;  /**< files closed */
+  int64_t peak_buffer_bytes; /**< most memory Tessera held for pending data on this rank */
+} tsr_stats;
+
+/** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL. */
+TSR_EXTERN int tsr_get_stats(const tsr_ctx *ctx, tsr_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

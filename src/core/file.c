@@ -1,0 +1,309 @@
+/* The file API: argument checks once, at the boundary, agreed across ranks
+ * before any strategy or backend runs; the strategy does the work; the result
+ * is agreed again. Every call here is timed as blocked output time. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+/* Start and end of a timed API call. */
+#define TSR_ENTER(f) double tsr__t0 = tsr__now()
+#define TSR_LEAVE(f, rc) return leave((f), tsr__t0, (rc))
+
+static int leave(tsr_file *f, double t0, int rc) {
+  double dt = tsr__now() - t0;
+  if (f) {
+    f->st.blocked_s += dt;
+    f->ctx->stats.blocked_s += dt;
+    if (rc) f->last_err = rc;
+  }
+  return rc;
+}
+
+static const tsr__strategy_ops *strategy_of(tsr__strategy_kind k) {
+  switch (k) {
+  case TSR__STRAT_SERIAL: return &tsr__strategy_serial;
+  case TSR__STRAT_DIRECT: return &tsr__strategy_direct;
+  case TSR__STRAT_AGGREGATE: return &tsr__strategy_aggregate;
+  case TSR__STRAT_SPLIT: return &tsr__strategy_split;
+  case TSR__STRAT_SERVERS: return &tsr__strategy_servers;
+  case TSR__STRAT_DEFAULT: break;
+  }
+  return NULL;
+}
+
+/* The backend a strategy uses unless the hints name one. */
+static const char *default_backend(const tsr__hints *h) {
+#ifdef TESSERA_HAVE_PNETCDF
+  const int have_pnetcdf = 1;
+#else
+  const int have_pnetcdf = 0;
+#endif
+  switch (h->strategy) {
+  case TSR__STRAT_DIRECT:
+  case TSR__STRAT_AGGREGATE: return "pnetcdf";
+  case TSR__STRAT_SERVERS: return have_pnetcdf && h->io_tasks > 1 ? "pnetcdf" : "netcdf";
+  default: return "netcdf";
+  }
+}
+
+/* Fail early, on rank 0, when the directory of @p path cannot take a file. */
+static int check_directory(const char *path) {
+  char *copy = strdup(path);
+  if (!copy) return TSR_ENOMEM;
+  int ok = access(dirname(copy), W_OK | X_OK) == 0;
+  free(copy);
+  return ok ? 0 : TSR_EACCES;
+}
+
+static int choose(tsr_file *f, char *msg, size_t msglen) {
+  tsr__hints *h = &f->hints;
+  if (h->strategy == TSR__STRAT_DEFAULT) {
+#ifdef TESSERA_HAVE_PNETCDF
+    h->strategy = TSR__STRAT_DIRECT;
+#else
+    h->strategy = TSR__STRAT_SERIAL;
+#endif
+  }
+  if (h->strategy == TSR__STRAT_SERVERS && !f->ctx->servers) {
+    snprintf(msg, msglen, "strategy=servers needs io_groups and io_tasks in tsr_init's hints");
+    return TSR_ESERVERS;
+  }
+  f->strategy = strategy_of(h->strategy);
+  const char *bname = h->backend[0] ? h->backend : default_backend(h);
+  int rc = tsr__backend_find(bname, &f->backend);
+  if (rc) {
+    snprintf(msg, msglen, "backend '%s' %s", bname,
+             rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
+    return rc;
+  }
+  if (h->writer >= f->ctx->size) {
+    snprintf(msg, msglen, "hint 'writer=%d': only %d ranks", h->writer, f->ctx->size);
+    return TSR_EHINT;
+  }
+  if (h->aggregators > f->ctx->size) {
+    snprintf(msg, msglen, "hint 'aggregators=%d': only %d ranks", h->aggregators, f->ctx->size);
+    return TSR_EHINT;
+  }
+  return 0;
+}
+
+int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
+  if (out) *out = NULL;
+  if (!ctx) return TSR_ESTATE;
+  double t0 = tsr__now();
+  char msg[512] = "";
+  int rc = out && path && path[0] ? 0 : TSR_EINVAL;
+  tsr_file *f = rc ? NULL : calloc(1, sizeof *f);
+  if (!rc && !f) rc = TSR_ENOMEM;
+  if (f) {
+    f->ctx = ctx;
+    f->path = strdup(path);
+    tsr__schema_init(&f->schema);
+    tsr__hints_defaults(&f->hints);
+    rc = f->path ? 0 : TSR_ENOMEM;
+    if (!rc) rc = tsr__hints_resolve(ctx->init_hints, hints, path, &f->hints, msg, sizeof msg);
+    if (!rc) rc = choose(f, msg, sizeof msg);
+    if (!rc && (ctx->rank == 0 || f->hints.strategy == TSR__STRAT_SPLIT)) {
+      rc = check_directory(path);
+      if (rc) snprintf(msg, sizeof msg, "cannot create files in the directory of '%s'", path);
+    }
+    f->schema.format = f->hints.format;
+    f->in_define = 1;
+    tsr__fstats_init(&f->st, 1 << 20);
+    if (rc) {
+      f->berr.code = rc;
+      snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
+    }
+  }
+  int agreed = f ? tsr__file_agree(f, rc) : tsr__agree(ctx->comm, rc);
+  ctx->stats.blocked_s += tsr__now() - t0;
+  if (agreed) {
+    TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed), msg);
+    if (f) {
+      tsr__schema_free(&f->schema);
+      free(f->path);
+      free(f);
+    }
+    return agreed;
+  }
+  ctx->nopen++;
+  *out = f;
+  return 0;
+}
+
+/* Define-mode calls change only the in-memory schema; agreeing on each one
+ * keeps a bad name on one rank from surfacing later as a confusing error. */
+static int define_check(tsr_file *f) {
+  if (!f) return TSR_EINVAL;
+  return f->in_define ? 0 : TSR_EMODE;
+}
+
+int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = define_check(f);
+  if (!rc) rc = tsr__schema_add_dim(&f->schema, name, len, dimid);
+  TSR_LEAVE(f, tsr__file_agree(f, rc));
+}
+
+int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const int dimids[],
+                int *varid) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = define_check(f);
+  if (!rc) rc = tsr__schema_add_var(&f->schema, name, type, ndims, dimids, varid);
+  TSR_LEAVE(f, tsr__file_agree(f, rc));
+}
+
+/* Does decomposition d describe the non-record shape of variable varid? */
+static int shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
+  int64_t shape[TSR_MAX_DIMS];
+  int nd = tsr__var_shape(&f->schema, varid, shape);
+  if (d->ctx != f->ctx || d->ndims != nd) return 0;
+  for (int i = 0; i < nd; i++)
+    if (d->gsize[i] != shape[i]) return 0;
+  return 1;
+}
+
+int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = define_check(f);
+  if (!rc && (varid < 0 || varid >= f->schema.nvars)) rc = TSR_EBADID;
+  if (!rc && !d) rc = TSR_EINVAL;
+  if (!rc && !shape_matches(f, varid, d)) rc = TSR_ESHAPE;
+  if (!rc) f->schema.vars[varid].decomp = d;
+  TSR_LEAVE(f, tsr__file_agree(f, rc));
+}
+
+int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t n,
+                const void *values) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = define_check(f);
+  if (!rc) rc = tsr__schema_put_att(&f->schema, varid, name, type, n, values);
+  TSR_LEAVE(f, tsr__file_agree(f, rc));
+}
+
+int tsr_enddef(tsr_file *f) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = tsr__file_agree(f, define_check(f));
+  if (!rc) {
+    rc = tsr__file_agree(f, f->strategy->enddef(f));
+    if (!rc) f->in_define = 0;
+    else f->strategy->abort(f); /* the strategy released what it had made */
+    if (rc) f->strategy = NULL;
+  }
+  TSR_LEAVE(f, rc);
+}
+
+/* The checks common to tsr_put and tsr_put_global, on this rank's arguments. */
+static int data_check(tsr_file *f, int varid, int64_t frame) {
+  if (!f->strategy) return TSR_ESTATE; /* enddef failed: only tsr_close is left */
+  if (f->in_define) return TSR_EMODE;
+  if (varid < 0 || varid >= f->schema.nvars) return TSR_EBADID;
+  if (f->schema.vars[varid].is_record && frame < 0) return TSR_ERANGE;
+  return 0;
+}
+
+static void count_put(tsr_file *f, int varid, int64_t frame, int64_t elems) {
+  const tsr__var *v = &f->schema.vars[varid];
+  int64_t bytes = elems * (int64_t)tsr__type_size(v->type);
+  f->st.bytes_put += bytes;
+  f->ctx->stats.bytes_put += bytes;
+  if (f->st.first_put == 0) f->st.first_put = tsr__now();
+  if (v->is_record && frame + 1 > f->st.frames) f->st.frames = frame + 1;
+}
+
+int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = data_check(f, varid, frame);
+  if (!rc && !d) d = f->schema.vars[varid].decomp;
+  if (!rc && !d) rc = TSR_EINVAL;
+  if (!rc && !shape_matches(f, varid, d)) rc = TSR_ESHAPE;
+  if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
+  rc = tsr__file_agree(f, rc);
+  if (!rc) {
+    count_put(f, varid, frame, d->my_elems);
+    rc = tsr__file_agree(f, f->strategy->put(f, varid, frame, d, buf));
+  }
+  TSR_LEAVE(f, rc);
+}
+
+int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = data_check(f, varid, frame);
+  if (!rc && !buf) rc = TSR_EINVAL;
+  rc = tsr__file_agree(f, rc);
+  if (!rc) {
+    if (f->ctx->rank == 0) count_put(f, varid, frame, tsr__var_frame_elems(&f->schema, varid));
+    rc = tsr__file_agree(f, f->strategy->put_global(f, varid, frame, buf));
+  }
+  TSR_LEAVE(f, rc);
+}
+
+int tsr_flush(tsr_file *f) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = tsr__file_agree(f, f->strategy && !f->in_define ? 0 : TSR_EMODE);
+  if (!rc) rc = tsr__file_agree(f, f->strategy->flush(f));
+  TSR_LEAVE(f, rc);
+}
+
+int tsr_close(tsr_file **pf) {
+  if (!pf || !*pf) return TSR_EINVAL;
+  tsr_file *f = *pf;
+  tsr_ctx *ctx = f->ctx;
+  double t0 = tsr__now();
+  int rc = 0;
+  if (f->strategy && f->in_define) { /* closed without enddef: write the schema */
+    rc = tsr__file_agree(f, f->strategy->enddef(f));
+    if (rc) f->strategy->abort(f);
+    else f->in_define = 0;
+  }
+  if (f->strategy && !f->in_define) {
+    rc = tsr__file_agree(f, f->strategy->close(f));
+    f->st.closed_at = tsr__now();
+  }
+  double dt = tsr__now() - t0;
+  f->st.blocked_s += dt;
+  ctx->stats.blocked_s += dt;
+  ctx->stats.writer_s += f->st.writer_s;
+  ctx->stats.bytes_written += f->st.bytes_written;
+  if (f->st.peak_buffer > ctx->stats.peak_buffer_bytes)
+    ctx->stats.peak_buffer_bytes = f->st.peak_buffer;
+  ctx->stats.files_closed++;
+  if (f->strategy) tsr__stats_report(f); /* collective; prints nothing unless asked */
+  ctx->nopen--;
+  tsr__schema_free(&f->schema);
+  free(f->path);
+  free(f);
+  *pf = NULL;
+  return rc;
+}
+
+int tsr_inq_varid(const tsr_file *f, const char *name, int *varid) {
+  if (!f || !name || !varid) return TSR_EINVAL;
+  int v = tsr__schema_find_var(&f->schema, name);
+  if (v < 0) return TSR_ENAME;
+  *varid = v;
+  return 0;
+}
+
+int tsr_backend_error(const tsr_file *f, int *code, const char **message) {
+  if (!f) return TSR_EINVAL;
+  if (code) *code = f->berr.code;
+  if (message) *message = f->berr.message;
+  return f->last_err;
+}
+
+const char *tsr_file_strategy(const tsr_file *f) {
+  return f && f->strategy ? f->strategy->name : "";
+}

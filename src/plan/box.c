@@ -1,0 +1,118 @@
+#include "plan/box.h"
+
+#include <string.h>
+
+int64_t tsr__box_elems(int nd, const tsr__box *b) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= b->count[i];
+  return n;
+}
+
+int tsr__box_intersect(int nd, const tsr__box *a, const tsr__box *b, tsr__box *out) {
+  for (int i = 0; i < nd; i++) {
+    int64_t lo = a->start[i] > b->start[i] ? a->start[i] : b->start[i];
+    int64_t ahi = a->start[i] + a->count[i], bhi = b->start[i] + b->count[i];
+    int64_t hi = ahi < bhi ? ahi : bhi;
+    if (hi <= lo) return 0;
+    out->start[i] = lo;
+    out->count[i] = hi - lo;
+  }
+  return 1;
+}
+
+/* Boxes for the flat range [lo, hi) over dimensions depth..nd-1, with the
+ * indices of the dimensions before depth fixed to prefix[]. Three parts: a
+ * partial first row, a block of whole rows, a partial last row. */
+static int range_boxes(int nd, const int64_t shape[], int64_t lo, int64_t hi, tsr__box *out,
+                       int depth, const int64_t prefix[]) {
+  if (hi <= lo) return 0;
+  int64_t inner = 1;
+  for (int i = depth + 1; i < nd; i++) inner *= shape[i];
+  int64_t pre[TSR_MAX_DIMS];
+  for (int i = 0; i < depth; i++) pre[i] = prefix[i];
+  int64_t a = lo / inner, b = hi / inner, alo = lo % inner, bhi = hi % inner;
+  if (a == b) { /* inside one row (only possible when inner > 1) */
+    pre[depth] = a;
+    return range_boxes(nd, shape, alo, bhi, out, depth + 1, pre);
+  }
+  int n = 0;
+  if (alo != 0) {
+    pre[depth] = a;
+    n += range_boxes(nd, shape, alo, inner, out + n, depth + 1, pre);
+    a++;
+  }
+  if (b > a) {
+    tsr__box *bx = &out[n++];
+    for (int i = 0; i < depth; i++) {
+      bx->start[i] = pre[i];
+      bx->count[i] = 1;
+    }
+    bx->start[depth] = a;
+    bx->count[depth] = b - a;
+    for (int i = depth + 1; i < nd; i++) {
+      bx->start[i] = 0;
+      bx->count[i] = shape[i];
+    }
+  }
+  if (bhi != 0) {
+    pre[depth] = b;
+    n += range_boxes(nd, shape, 0, bhi, out + n, depth + 1, pre);
+  }
+  return n;
+}
+
+int tsr__flat_range_boxes(int nd, const int64_t shape[], int64_t lo, int64_t hi, tsr__box *out) {
+  if (nd == 0) {
+    if (hi <= lo) return 0;
+    return 1; /* a scalar: one empty-shaped box */
+  }
+  return range_boxes(nd, shape, lo, hi, out, 0, NULL);
+}
+
+void tsr__copy_box(int nd, const tsr__box *region, size_t esize, const void *src,
+                   const int64_t src_origin[], const int64_t src_shape[], void *dst,
+                   const int64_t dst_origin[], const int64_t dst_shape[]) {
+  if (nd == 0) {
+    memcpy(dst, src, esize);
+    return;
+  }
+  int64_t sstride[TSR_MAX_DIMS], dstride[TSR_MAX_DIMS];
+  sstride[nd - 1] = dstride[nd - 1] = 1;
+  for (int i = nd - 2; i >= 0; i--) {
+    sstride[i] = sstride[i + 1] * src_shape[i + 1];
+    dstride[i] = dstride[i + 1] * dst_shape[i + 1];
+  }
+  int64_t rows = 1;
+  for (int i = 0; i < nd - 1; i++) rows *= region->count[i];
+  if (rows == 0 || region->count[nd - 1] == 0) return;
+  size_t rowbytes = (size_t)region->count[nd - 1] * esize;
+  int64_t idx[TSR_MAX_DIMS] = {0}; /* odometer over the outer dimensions */
+  const char *s = src;
+  char *d = dst;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t so = 0, doff = 0;
+    for (int i = 0; i < nd; i++) {
+      int64_t g = region->start[i] + (i < nd - 1 ? idx[i] : 0);
+      so += (g - src_origin[i]) * sstride[i];
+      doff += (g - dst_origin[i]) * dstride[i];
+    }
+    memcpy(d + doff * (int64_t)esize, s + so * (int64_t)esize, rowbytes);
+    for (int i = nd - 2; i >= 0; i--) {
+      if (++idx[i] < region->count[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
+void tsr__fill_elems(void *dst, const void *fill, size_t esize, int64_t n) {
+  if (n <= 0) return;
+  char *d = dst;
+  memcpy(d, fill, esize);
+  /* Doubling copies: log(n) memcpy calls instead of n. */
+  int64_t done = 1;
+  while (done < n) {
+    int64_t m = done < n - done ? done : n - done;
+    memcpy(d + done * (int64_t)esize, d, (size_t)(m * (int64_t)esize));
+    done += m;
+  }
+}

@@ -1,0 +1,118 @@
+/* strategy=aggregate (PIO's box rearranger, WRF io_form=12): tiles are
+ * rearranged onto `aggregators` writer ranks, each owning a contiguous slab
+ * of every variable, and the writers write collectively with PnetCDF on a
+ * communicator of their own; the other ranks never touch the file. */
+#include <stdlib.h>
+
+#include "strategy/strategy_common.h"
+
+typedef struct {
+  int nwriters, stride, is_writer;
+  int *writers;
+  MPI_Comm wcomm; /* the writers' communicator, MPI_COMM_NULL elsewhere */
+  tsr__bfile *bf;
+  tsr__xbufs bufs;
+} agg_state;
+
+/* Writer ranks: every stride-th rank when a stride is given, else spread
+ * evenly (rank i*size/n), which on block-placed jobs also spreads them over
+ * nodes. The default count is a quarter of the ranks. */
+static int pick_writers(tsr_file *f, agg_state *s) {
+  int size = f->ctx->size;
+  int n = f->hints.aggregators > 0 ? f->hints.aggregators : (size / 4 > 0 ? size / 4 : 1);
+  if (!f->backend->parallel) n = 1; /* a serial backend has a single writer */
+  s->nwriters = n;
+  s->stride = f->hints.stride;
+  if (s->stride > 0 && (int64_t)(n - 1) * s->stride >= size) return TSR_EHINT;
+  s->writers = malloc((size_t)n * sizeof(int));
+  if (!s->writers) return TSR_ENOMEM;
+  for (int i = 0; i < n; i++)
+    s->writers[i] = s->stride > 0 ? i * s->stride : (int)((int64_t)i * size / n);
+  for (int i = 0; i < n; i++) s->is_writer |= s->writers[i] == f->ctx->rank;
+  return 0;
+}
+
+static int a_enddef(tsr_file *f) {
+  agg_state *s = calloc(1, sizeof *s);
+  if (!s) return TSR_ENOMEM;
+  f->sdata = s;
+  s->wcomm = MPI_COMM_NULL;
+  int rc = tsr__agree(f->ctx->comm, pick_writers(f, s));
+  if (rc) return rc;
+  if (MPI_Comm_split(f->ctx->comm, s->is_writer ? 0 : MPI_UNDEFINED, f->ctx->rank, &s->wcomm) !=
+      MPI_SUCCESS)
+    return TSR_EMPI;
+  if (!s->is_writer) return 0;
+  return tsr__backend_create(f, s->wcomm, f->path, &f->schema, &s->bf);
+}
+
+static int agg_layout(const tsr_decomp *d, const void *arg, tsr__layout *out) {
+  const agg_state *s = arg;
+  return tsr__layout_slabs(d->ndims, d->gsize, s->nwriters, s->writers, out);
+}
+
+static int a_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+  agg_state *s = f->sdata;
+  size_t es = tsr__type_size(f->schema.vars[varid].type);
+  tsr__plan *plan = NULL;
+  int rc = tsr__plan_get((tsr_decomp *)d, TSR__STRAT_AGGREGATE, s->nwriters, s->stride, es, 0,
+                         agg_layout, s, &plan);
+  if (!rc) rc = tsr__xbufs_fit(&s->bufs, plan, s->is_writer);
+  /* One reduction agrees on buffer allocation and on whether the writers
+   * must drain their backend buffer before this slab goes in. */
+  int flag = 0;
+  if (!rc && s->is_writer && f->backend->pending_bytes) {
+    int64_t pending = f->backend->pending_bytes(s->bf);
+    flag = pending > 0 && pending + plan->phases[0].region_elems * (int64_t)es > f->hints.buffer_bytes;
+  }
+  rc = tsr__agree_flag(f->ctx->comm, rc, &flag);
+  if (!rc && flag && s->is_writer) rc = tsr__backend_flush(f, s->bf);
+  if (!rc) rc = tsr__plan_phase(f, s->bf, plan, 0, &s->bufs, varid, frame, d, buf);
+  return rc;
+}
+
+static int a_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
+  agg_state *s = f->sdata;
+  if (f->ctx->rank != s->writers[0]) return 0;
+  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
+  tsr__var_shape(&f->schema, varid, count);
+  return tsr__write_block(f, s->bf, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+}
+
+static int a_flush(tsr_file *f) {
+  agg_state *s = f->sdata;
+  return s->is_writer ? tsr__backend_flush(f, s->bf) : 0;
+}
+
+static void a_free(agg_state *s) {
+  if (s->wcomm != MPI_COMM_NULL) MPI_Comm_free(&s->wcomm);
+  tsr__xbufs_free(&s->bufs);
+  free(s->writers);
+  free(s);
+}
+
+static int a_close(tsr_file *f) {
+  agg_state *s = f->sdata;
+  int rc = s->is_writer ? tsr__backend_close(f, s->bf) : 0;
+  a_free(s);
+  f->sdata = NULL;
+  return rc;
+}
+
+static void a_abort(tsr_file *f) {
+  agg_state *s = f->sdata;
+  if (!s) return;
+  if (s->bf) f->backend->abort(s->bf, f->path);
+  a_free(s);
+  f->sdata = NULL;
+}
+
+const tsr__strategy_ops tsr__strategy_aggregate = {
+    .name = "aggregate",
+    .enddef = a_enddef,
+    .put = a_put,
+    .put_global = a_put_global,
+    .flush = a_flush,
+    .close = a_close,
+    .abort = a_abort,
+};

@@ -1,0 +1,163 @@
+/* strategy=split (WRF io_form=102): every rank writes its own file,
+ * `<path>.<rank as 4 digits>`, holding only its tile of each decomposed
+ * variable. Dimensions keep their names but take the tile's extents; the
+ * attributes tessera_global_shape / tessera_tile_start on each variable and
+ * tessera_split_rank / tessera_split_nranks on the file are enough to join
+ * the pieces. Replicated variables (tsr_put_global) appear whole in every
+ * piece. A variable whose tile is empty on a rank is left out of its piece. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strategy/strategy_common.h"
+
+typedef struct {
+  char *path;
+  tsr__schema piece;
+  int *piece_var; /* file varid -> piece varid, -1 when left out */
+  tsr__bfile *bf;
+} split_state;
+
+/* Find or add the piece dimension for file dimension @p fd with extent @p len:
+ * the first extent seen keeps the name, another extent gets `<name>_t<k>`. */
+static int piece_dim(const tsr__schema *fs, tsr__schema *ps, int fd, int64_t len, int *out) {
+  const tsr__dim *d = &fs->dims[fd];
+  if (d->len == TSR_UNLIMITED) len = TSR_UNLIMITED;
+  for (int k = 0;; k++) {
+    char name[TSR_MAX_NAME + 16];
+    if (k == 0) snprintf(name, sizeof name, "%s", d->name);
+    else snprintf(name, sizeof name, "%s_t%d", d->name, k);
+    if (strlen(name) >= TSR_MAX_NAME) return TSR_ENAME;
+    int found = -1;
+    for (int i = 0; i < ps->ndims; i++)
+      if (strcmp(ps->dims[i].name, name) == 0) found = i;
+    if (found >= 0 && ps->dims[found].len == len) {
+      *out = found;
+      return 0;
+    }
+    if (found < 0) return tsr__schema_add_dim(ps, name, len, out);
+  }
+}
+
+static int copy_atts(tsr__schema *ps, int pv, const tsr__att *atts, int n) {
+  int rc = 0;
+  for (int a = 0; a < n && !rc; a++)
+    rc = tsr__schema_put_att(ps, pv, atts[a].name, atts[a].type, atts[a].n, atts[a].values);
+  return rc;
+}
+
+static int build_piece(tsr_file *f, split_state *s) {
+  const tsr__schema *fs = &f->schema;
+  tsr__schema *ps = &s->piece;
+  tsr__schema_init(ps);
+  ps->format = fs->format;
+  s->piece_var = malloc((size_t)(fs->nvars ? fs->nvars : 1) * sizeof(int));
+  if (!s->piece_var) return TSR_ENOMEM;
+  int rc = 0;
+  for (int v = 0; v < fs->nvars && !rc; v++) {
+    const tsr__var *var = &fs->vars[v];
+    const tsr_decomp *d = var->decomp;
+    s->piece_var[v] = -1;
+    if (d && d->my_elems == 0) continue;
+    int dimids[TSR_MAX_DIMS], rec = var->is_record ? 1 : 0;
+    for (int i = 0; i < var->ndims && !rc; i++) {
+      int fd = var->dimids[i];
+      int64_t len = d && i >= rec ? d->tile.count[i - rec] : fs->dims[fd].len;
+      rc = piece_dim(fs, ps, fd, len, &dimids[i]);
+    }
+    if (!rc) rc = tsr__schema_add_var(ps, var->name, var->type, var->ndims, dimids, &s->piece_var[v]);
+    if (!rc) rc = copy_atts(ps, s->piece_var[v], var->atts, var->natts);
+    if (!rc && d) {
+      int gshape[TSR_MAX_DIMS], tstart[TSR_MAX_DIMS];
+      for (int i = 0; i < d->ndims; i++) {
+        gshape[i] = (int)d->gsize[i];
+        tstart[i] = (int)d->tile.start[i];
+      }
+      rc = tsr__schema_put_att(ps, s->piece_var[v], "tessera_global_shape", TSR_INT,
+                               (size_t)d->ndims, gshape);
+      if (!rc)
+        rc = tsr__schema_put_att(ps, s->piece_var[v], "tessera_tile_start", TSR_INT,
+                                 (size_t)d->ndims, tstart);
+    }
+  }
+  if (!rc) rc = copy_atts(ps, TSR_GLOBAL, fs->gatts, fs->ngatts);
+  int r = f->ctx->rank, n = f->ctx->size;
+  if (!rc) rc = tsr__schema_put_att(ps, TSR_GLOBAL, "tessera_split_rank", TSR_INT, 1, &r);
+  if (!rc) rc = tsr__schema_put_att(ps, TSR_GLOBAL, "tessera_split_nranks", TSR_INT, 1, &n);
+  return rc;
+}
+
+static int sp_enddef(tsr_file *f) {
+  split_state *s = calloc(1, sizeof *s);
+  if (!s) return TSR_ENOMEM;
+  f->sdata = s;
+  size_t len = strlen(f->path) + 16;
+  s->path = malloc(len);
+  if (!s->path) return TSR_ENOMEM;
+  snprintf(s->path, len, "%s.%04d", f->path, f->ctx->rank);
+  int rc = build_piece(f, s);
+  if (!rc) rc = tsr__backend_create(f, MPI_COMM_SELF, s->path, &s->piece, &s->bf);
+  return rc;
+}
+
+static int sp_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+  split_state *s = f->sdata;
+  const tsr_decomp *def = f->schema.vars[varid].decomp;
+  if (!def) {
+    snprintf(f->berr.message, sizeof f->berr.message,
+             "split: variable %.64s has no decomposition; call tsr_def_var_decomp",
+             f->schema.vars[varid].name);
+    return TSR_ESHAPE;
+  }
+  for (int i = 0; i < d->ndims; i++) /* the piece is laid out for def's tile */
+    if (d->tile.start[i] != def->tile.start[i] || d->tile.count[i] != def->tile.count[i])
+      return TSR_ESHAPE;
+  if (s->piece_var[varid] < 0) return 0;
+  int64_t start[TSR_MAX_DIMS] = {0}, moff[TSR_MAX_DIMS];
+  return tsr__write_block(f, s->bf, s->piece_var[varid], frame, start, d->tile.count, buf,
+                          tsr__tile_view(d, moff));
+}
+
+static int sp_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
+  split_state *s = f->sdata;
+  if (s->piece_var[varid] < 0) return 0;
+  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
+  tsr__var_shape(&s->piece, s->piece_var[varid], count);
+  return tsr__write_block(f, s->bf, s->piece_var[varid], frame, start, count, buf,
+                          (tsr__memview){NULL, NULL});
+}
+
+static int sp_flush(tsr_file *f) { return tsr__backend_flush(f, ((split_state *)f->sdata)->bf); }
+
+static void sp_free(split_state *s) {
+  tsr__schema_free(&s->piece);
+  free(s->piece_var);
+  free(s->path);
+  free(s);
+}
+
+static int sp_close(tsr_file *f) {
+  split_state *s = f->sdata;
+  int rc = tsr__backend_close(f, s->bf);
+  sp_free(s);
+  f->sdata = NULL;
+  return rc;
+}
+
+static void sp_abort(tsr_file *f) {
+  split_state *s = f->sdata;
+  if (!s) return;
+  if (s->bf) f->backend->abort(s->bf, s->path);
+  sp_free(s);
+  f->sdata = NULL;
+}
+
+const tsr__strategy_ops tsr__strategy_split = {
+    .name = "split",
+    .enddef = sp_enddef,
+    .put = sp_put,
+    .put_global = sp_put_global,
+    .flush = sp_flush,
+    .close = sp_close,
+    .abort = sp_abort,
+};

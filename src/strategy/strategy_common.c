@@ -1,0 +1,51 @@
+#include "strategy/strategy_common.h"
+
+#include <stdlib.h>
+
+int tsr__xbufs_fit(tsr__xbufs *b, const tsr__plan *plan, int is_writer) {
+  int rc = tsr__grow(&b->send, &b->send_cap, plan->max_send_bytes > 0 ? plan->max_send_bytes : 1);
+  if (!rc && is_writer) {
+    rc = tsr__grow(&b->region, &b->region_cap,
+                   plan->max_region_elems * (int64_t)plan->esize + 1);
+    if (!rc) rc = tsr__grow(&b->stage, &b->stage_cap, plan->max_stage_bytes + 1);
+  }
+  return rc;
+}
+
+void tsr__xbufs_free(tsr__xbufs *b) {
+  free(b->region);
+  free(b->stage);
+  free(b->send);
+  b->region = b->stage = b->send = NULL;
+  b->region_cap = b->stage_cap = b->send_cap = 0;
+}
+
+int tsr__plan_phase(tsr_file *f, tsr__bfile *bf, const tsr__plan *plan, int phase,
+                    tsr__xbufs *b, int varid, int64_t frame, const tsr_decomp *d,
+                    const void *buf) {
+  const tsr__exchange *ex = &plan->phases[phase];
+  char fill[8];
+  tsr__var_fill(&f->schema, varid, fill);
+  int rc = tsr__exchange_run(f->ctx->comm, ex, d, buf, b->send, b->stage,
+                             ex->nmybox ? b->region : NULL, d->nholes ? fill : NULL,
+                             f->hints.exchange_alltoall);
+  for (int p = 0; p < ex->nsend; p++)
+    if (ex->send[p].peer != f->ctx->rank) f->st.rearranged_bytes += ex->send[p].bytes;
+  for (int t = 0; t < ex->nmybox && !rc; t++)
+    rc = tsr__write_block(f, bf, varid, frame, ex->mybox[t].start, ex->mybox[t].count,
+                          (char *)b->region + ex->mybox_off[t] * (int64_t)ex->esize,
+                          (tsr__memview){NULL, NULL});
+  int64_t held = b->region_cap + b->stage_cap + b->send_cap;
+  tsr__fstats_buffer(&f->st, held);
+  return rc;
+}
+
+tsr__memview tsr__tile_view(const tsr_decomp *d, int64_t moffset[TSR_MAX_DIMS]) {
+  int same = 1;
+  for (int i = 0; i < d->ndims; i++) {
+    moffset[i] = d->tile.start[i] - d->mem.start[i];
+    same &= moffset[i] == 0 && d->mem.count[i] == d->tile.count[i];
+  }
+  if (same) return (tsr__memview){NULL, NULL};
+  return (tsr__memview){d->mem.count, moffset};
+}

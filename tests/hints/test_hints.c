@@ -1,0 +1,647 @@
+/* White-box tests of the hint parser (src/core/hints.c, contract in
+ * src/core/hints.h). No MPI_Init: the parser never touches MPI. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/hints.h"
+#include "tessera.h"
+
+static int g_pass, g_fail;
+static char err[512];
+
+#define CHECK_INT(expr, want)                                                                  \
+  do {                                                                                         \
+    long long got_ = (long long)(expr), want_ = (long long)(want);                             \
+    if (got_ == want_) {                                                                       \
+      g_pass++;                                                                                \
+    } else {                                                                                   \
+      g_fail++;                                                                                \
+      fprintf(stderr, "%s:%d: FAIL %s == %s: got %lld, want %lld (err: \"%s\")\n", __FILE__,     \
+              __LINE__, #expr, #want, got_, want_, err);                                       \
+    }                                                                                          \
+  } while (0)
+
+#define CHECK_STR(expr, want)                                                                  \
+  do {                                                                                         \
+    const char *got_ = (expr), *want_ = (want);                                                \
+    if (got_ && strcmp(got_, want_) == 0) {                                                    \
+      g_pass++;                                                                                \
+    } else {                                                                                   \
+      g_fail++;                                                                                \
+      fprintf(stderr, "%s:%d: FAIL %s == %s: got \"%s\", want \"%s\"\n", __FILE__, __LINE__,   \
+              #expr, #want, got_ ? got_ : "(null)", want_);                                    \
+    }                                                                                          \
+  } while (0)
+
+#define CHECK_HAS(expr, needle)                                                                \
+  do {                                                                                         \
+    const char *got_ = (expr), *want_ = (needle);                                              \
+    if (got_ && strstr(got_, want_)) {                                                         \
+      g_pass++;                                                                                \
+    } else {                                                                                   \
+      g_fail++;                                                                                \
+      fprintf(stderr, "%s:%d: FAIL %s contains %s: got \"%s\", want it to contain \"%s\"\n",  \
+              __FILE__, __LINE__, #expr, #needle, got_ ? got_ : "(null)", want_);              \
+    }                                                                                          \
+  } while (0)
+
+/* Parse text for path into a fresh default hint set. */
+static tsr__hints H;
+static int P(const char *text, const char *path) {
+  tsr__hints_defaults(&H);
+  return tsr__hints_parse(text, path, &H, err, sizeof err);
+}
+
+/* Expect text to fail with exactly msg (or, with msg starting '~', to contain the rest). */
+#define BAD(text, msg)                                                                         \
+  do {                                                                                         \
+    CHECK_INT(P(text, "wrfout_d01"), TSR_EHINT);                                               \
+    if ((msg)[0] == '~')                                                                       \
+      CHECK_HAS(err, (msg) + 1);                                                               \
+    else                                                                                       \
+      CHECK_STR(err, msg);                                                                     \
+  } while (0)
+
+static const char *fmt(const tsr__hints *h) {
+  static char buf[4096];
+  tsr__hints_format(h, buf, sizeof buf);
+  return buf;
+}
+
+static void test_defaults(void) {
+  tsr__hints h;
+  memset(&h, 0x5a, sizeof h);
+  tsr__hints_defaults(&h);
+  CHECK_INT(h.set, 0);
+  CHECK_INT(h.strategy, TSR__STRAT_DEFAULT);
+  CHECK_STR(h.backend, "");
+  CHECK_INT(h.format, 2);
+  CHECK_INT(h.slab_bytes, 64ll << 20);
+  CHECK_INT(h.buffer_bytes, 128ll << 20);
+  CHECK_INT(h.aggregators, 0);
+  CHECK_INT(h.stride, 0);
+  CHECK_INT(h.io_groups, 0);
+  CHECK_INT(h.io_tasks, 0);
+  CHECK_INT(h.server_ranks_first, 0);
+  CHECK_INT(h.server_pick_idle, 0);
+  CHECK_INT(h.strict, 1);
+  CHECK_INT(h.writer, 0);
+  CHECK_INT(h.exchange_alltoall, 0);
+  CHECK_INT(h.frames_per_outfile, 1);
+  CHECK_INT(h.npass, 0);
+  CHECK_STR(fmt(&h), "");
+}
+
+static void test_parse_size(void) {
+  static const struct {
+    const char *s;
+    long long want; /* -1: must fail */
+  } cases[] = {
+      {"0", 0},
+      {"1024", 1024},
+      {"1k", 1024},
+      {"1K", 1024},
+      {"2m", 2ll << 20},
+      {"2M", 2ll << 20},
+      {"3g", 3ll << 30},
+      {"3G", 3ll << 30},
+      {"8191g", 8191ll << 30},
+      {"9223372036854775807", 9223372036854775807ll},
+      {"8589934591g", 8589934591ll << 30},
+      {"9223372036854775808", -1},
+      {"99999999999999999999999", -1},
+      {"8589934592g", -1},
+      {"9007199254740992k", -1},
+      {"-1", -1},
+      {"-1k", -1},
+      {"+1", -1},
+      {"", -1},
+      {"k", -1},
+      {"1kb", -1},
+      {"1kk", -1},
+      {"1t", -1},
+      {"1.5m", -1},
+      {" 1", -1},
+      {"1 ", -1},
+      {"0x10", -1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t v = 77;
+    int rc = tsr__parse_size(cases[i].s, &v);
+    snprintf(err, sizeof err, "tsr__parse_size(\"%s\")", cases[i].s);
+    CHECK_INT(rc, cases[i].want < 0 ? -1 : 0);
+    CHECK_INT(v, cases[i].want < 0 ? 77 : cases[i].want); /* unchanged on failure */
+  }
+  int64_t v = 0;
+  CHECK_INT(tsr__parse_size(NULL, &v), -1);
+}
+
+static void test_every_key(void) {
+  CHECK_INT(P("strategy=serial", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_SERIAL);
+  CHECK_INT(H.set, TSR__H_STRATEGY);
+  CHECK_INT(P("strategy=direct", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_DIRECT);
+  CHECK_INT(P("strategy=aggregate", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_AGGREGATE);
+  CHECK_INT(P("strategy=split", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_SPLIT);
+  CHECK_INT(P("strategy=servers", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_INT(P("strategy=Servers", NULL), 0); /* enumerated values ignore ASCII case */
+  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+
+  CHECK_INT(P("backend=netcdf", NULL), 0);
+  CHECK_STR(H.backend, "netcdf");
+  CHECK_INT(P("backend=pnetcdf", NULL), 0);
+  CHECK_STR(H.backend, "pnetcdf");
+  CHECK_INT(P("backend=NULL", NULL), 0);
+  CHECK_STR(H.backend, "null");
+  CHECK_INT(H.set, TSR__H_BACKEND);
+
+  CHECK_INT(P("format=cdf5", NULL), 0);
+  CHECK_INT(H.format, 5);
+  CHECK_INT(H.set, TSR__H_FORMAT);
+  CHECK_INT(P("format=64bit_data", NULL), 0);
+  CHECK_INT(H.format, 5);
+  CHECK_INT(P("format=cdf5,format=cdf2", NULL), 0);
+  CHECK_INT(H.format, 2);
+  CHECK_INT(P("format=cdf5,format=64bit_offset", NULL), 0);
+  CHECK_INT(H.format, 2);
+
+  CHECK_INT(P("slab_bytes=1k", NULL), 0);
+  CHECK_INT(H.slab_bytes, 1024);
+  CHECK_INT(P("slab_bytes=3m", NULL), 0);
+  CHECK_INT(H.slab_bytes, 3 << 20);
+  CHECK_INT(H.set, TSR__H_SLAB);
+  CHECK_INT(P("buffer_bytes=0", NULL), 0);
+  CHECK_INT(H.buffer_bytes, 0);
+  CHECK_INT(P("buffer_bytes=5G", NULL), 0);
+  CHECK_INT(H.buffer_bytes, 5ll << 30);
+  CHECK_INT(H.set, TSR__H_BUFFER);
+
+  CHECK_INT(P("aggregators=4:stride=2:io_groups=3:io_tasks=5:writer=7:frames_per_outfile=12", NULL), 0);
+  CHECK_INT(H.aggregators, 4);
+  CHECK_INT(H.stride, 2);
+  CHECK_INT(H.io_groups, 3);
+  CHECK_INT(H.io_tasks, 5);
+  CHECK_INT(H.writer, 7);
+  CHECK_INT(H.frames_per_outfile, 12);
+  CHECK_INT(H.set, TSR__H_AGGREGATORS | TSR__H_STRIDE | TSR__H_IO_GROUPS | TSR__H_IO_TASKS |
+                       TSR__H_WRITER | TSR__H_FRAMES_PER_OUTFILE);
+  CHECK_INT(P("writer=0:aggregators=2147483647", NULL), 0);
+  CHECK_INT(H.writer, 0);
+  CHECK_INT(H.aggregators, 2147483647);
+
+  CHECK_INT(P("server_ranks=first:server_pick=idle:exchange=alltoall:hints_strict=0", NULL), 0);
+  CHECK_INT(H.server_ranks_first, 1);
+  CHECK_INT(H.server_pick_idle, 1);
+  CHECK_INT(H.exchange_alltoall, 1);
+  CHECK_INT(H.strict, 0);
+  CHECK_INT(H.set, TSR__H_SERVER_RANKS | TSR__H_SERVER_PICK | TSR__H_EXCHANGE | TSR__H_STRICT);
+  CHECK_INT(P("server_ranks=last:server_pick=roundrobin:exchange=p2p:hints_strict=1", NULL), 0);
+  CHECK_INT(H.server_ranks_first, 0);
+  CHECK_INT(H.server_pick_idle, 0);
+  CHECK_INT(H.exchange_alltoall, 0);
+  CHECK_INT(H.strict, 1);
+
+  /* Whitespace around tokens, keys and values is trimmed. */
+  CHECK_INT(P("  strategy = aggregate :\taggregators= 3 , stride =2\n", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_AGGREGATE);
+  CHECK_INT(H.aggregators, 3);
+  CHECK_INT(H.stride, 2);
+  /* Later unglobbed groups override earlier ones. */
+  CHECK_INT(P("stride=1,stride=2", NULL), 0);
+  CHECK_INT(H.stride, 2);
+}
+
+static void test_empty(void) {
+  tsr__hints_defaults(&H);
+  H.stride = 9;
+  CHECK_INT(tsr__hints_parse(NULL, "x", &H, err, sizeof err), 0);
+  CHECK_INT(tsr__hints_parse("", "x", &H, err, sizeof err), 0);
+  CHECK_INT(tsr__hints_parse(" \t ", NULL, &H, err, sizeof err), 0);
+  CHECK_INT(H.stride, 9);
+  CHECK_INT(H.set, 0);
+  CHECK_INT(tsr__hints_parse("stride=1", NULL, &H, NULL, 0), 0); /* err may be NULL */
+  CHECK_INT(tsr__hints_parse("stride=x", NULL, &H, NULL, 0), TSR_EHINT);
+}
+
+static void test_bad_values(void) {
+  BAD("aggregators=abc", "hint 'aggregators=abc': expected an integer >= 1");
+  BAD("aggregators=0", "hint 'aggregators=0': expected an integer >= 1");
+  BAD("aggregators=4k", "hint 'aggregators=4k': expected an integer >= 1");
+  BAD("aggregators=2147483648", "hint 'aggregators=2147483648': expected an integer >= 1");
+  BAD("aggregators=99999999999999999999999", "~hint 'aggregators=9999");
+  BAD("aggregators=1.5", "hint 'aggregators=1.5': expected an integer >= 1");
+  BAD("stride=-1", "hint 'stride=-1': expected an integer >= 1");
+  BAD("io_groups=0", "hint 'io_groups=0': expected an integer >= 1");
+  BAD("io_tasks=x", "hint 'io_tasks=x': expected an integer >= 1");
+  BAD("writer=-1", "hint 'writer=-1': expected an integer >= 0");
+  BAD("frames_per_outfile=0", "hint 'frames_per_outfile=0': expected an integer >= 1");
+  BAD("slab_bytes=512", "hint 'slab_bytes=512': expected a size >= 1k (bytes, optional suffix k, m or g)");
+  BAD("slab_bytes=-1k", "~hint 'slab_bytes=-1k': expected a size >= 1k");
+  BAD("buffer_bytes=-5", "hint 'buffer_bytes=-5': expected a size >= 0 (bytes, optional suffix k, m or g)");
+  BAD("buffer_bytes=1x", "~hint 'buffer_bytes=1x': expected a size");
+  BAD("buffer_bytes=9223372036854775808", "~hint 'buffer_bytes=9223372036854775808'");
+  BAD("buffer_bytes=16777216t", "~hint 'buffer_bytes=16777216t'");
+  BAD("strategy=fast", "hint 'strategy=fast': expected serial, direct, aggregate, split or servers");
+  BAD("backend=hdf5", "hint 'backend=hdf5': expected netcdf, pnetcdf or null");
+  BAD("format=cdf3", "hint 'format=cdf3': expected cdf2, cdf5, 64bit_offset or 64bit_data");
+  BAD("server_ranks=middle", "hint 'server_ranks=middle': expected last or first");
+  BAD("server_pick=random", "hint 'server_pick=random': expected roundrobin or idle");
+  BAD("hints_strict=2", "hint 'hints_strict=2': expected 0 or 1");
+  BAD("exchange=bcast", "hint 'exchange=bcast': expected p2p or alltoall");
+  BAD("strategy=", "hint 'strategy=': missing value");
+  /* A failed parse leaves h untouched, even fields set before the bad key. */
+  tsr__hints_defaults(&H);
+  CHECK_INT(tsr__hints_parse("stride=2:aggregators=0", NULL, &H, err, sizeof err), TSR_EHINT);
+  CHECK_INT(H.stride, 0);
+  CHECK_INT(H.set, 0);
+}
+
+static void test_bad_syntax(void) {
+  BAD(",,", "~empty group");
+  BAD("strategy=serial,", "~empty group");
+  BAD(",strategy=serial", "~empty group");
+  BAD("strategy=serial, ,stride=2", "~empty group");
+  BAD("wrfout*", "hint group 'wrfout*' has no key=value");
+  BAD("stride=2,wrfout*", "hint group 'wrfout*' has no key=value");
+  BAD("wrfout*:", "~has an empty key=value");
+  BAD("strategy=serial::stride=2", "~has an empty key=value");
+  BAD("=serial", "hint '=serial': missing key before '='");
+  BAD("wrfout*: =serial", "hint '=serial': missing key before '='");
+  BAD("strategy=serial:strategy=direct",
+      "hint 'strategy=direct': key 'strategy' appears twice in one group");
+  BAD("cb_nodes=2:cb_nodes=4", "hint 'cb_nodes=4': key 'cb_nodes' appears twice in one group");
+  BAD("stride=2:aggregators=1:stride=2", "~key 'stride' appears twice");
+  BAD("caf\xc3\xa9=1", "hint key 'caf\\xc3\\xa9' contains a non-ASCII byte");
+  BAD("strat\xe9gy=serial", "~non-ASCII");
+  BAD("stra tegy=serial", "~hint key 'stra tegy' contains ' '");
+  BAD("romio_cb_write=en\x01", "~value contains a non-ASCII or control byte");
+  BAD("aggregators=2:strategy", "~hint 'strategy' in group 'aggregators=2:strategy' is not key=value");
+  BAD("wrfout*:rst*:stride=1", "~hint 'rst*' in group");
+  BAD("foo=1", "unknown hint key 'foo'");
+  BAD("wrfrst*:foo=1", "unknown hint key 'foo'"); /* groups are validated even when not applying */
+  /* Duplicates across groups are overrides, not errors. */
+  CHECK_INT(P("strategy=serial,strategy=direct", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_DIRECT);
+}
+
+/* A string of about 1 MiB made of rep repeated, with a prefix. */
+static char *big(const char *prefix, const char *rep, const char *suffix) {
+  size_t n = 1 << 20, pl = strlen(prefix), rl = strlen(rep), sl = strlen(suffix);
+  char *s = malloc(n + pl + rl + sl + 1);
+  if (!s) exit(2);
+  memcpy(s, prefix, pl);
+  size_t o = pl;
+  while (o < n) memcpy(s + o, rep, rl), o += rl;
+  memcpy(s + o, suffix, sl + 1);
+  return s;
+}
+
+static void test_big(void) {
+  clock_t t0 = clock();
+  char *s = big("stride=1", ",stride=2", "");
+  CHECK_INT(P(s, "wrfout_d01"), 0);
+  CHECK_INT(H.stride, 2);
+  free(s);
+  s = big("wrfout*:stride=3", ",stride=2", "");
+  CHECK_INT(P(s, "wrfout_d01"), 0);
+  CHECK_INT(H.stride, 3);
+  free(s);
+  s = big("hints_strict=0", ":k=1", ""); /* many unknown keys, one group */
+  CHECK_INT(P(s, NULL), 0);
+  CHECK_INT(H.strict, 0);
+  free(s);
+  s = big("", "k=1:", "hints_strict=0"); /* hints_strict=0 at the very end still counts */
+  CHECK_INT(P(s, NULL), 0);
+  free(s);
+  s = big("a", "b", "=1"); /* one 1 MiB unknown key */
+  CHECK_INT(P(s, NULL), TSR_EHINT);
+  CHECK_HAS(err, "unknown hint key 'abbbb");
+  CHECK_INT(strlen(err) < 200, 1);
+  free(s);
+  s = big("strategy=", "x", ""); /* one 1 MiB value */
+  CHECK_INT(P(s, NULL), TSR_EHINT);
+  CHECK_HAS(err, "hint 'strategy=xxx");
+  free(s);
+  s = big("romio_cb_write=", "x", "");
+  CHECK_INT(P(s, NULL), TSR_EHINT);
+  CHECK_HAS(err, "value is longer than 255 characters");
+  free(s);
+  s = big("aggregators=1", ":aggregators=1", "");
+  CHECK_INT(P(s, NULL), TSR_EHINT);
+  CHECK_HAS(err, "appears twice");
+  free(s);
+  s = big("", ",", "");
+  CHECK_INT(P(s, NULL), TSR_EHINT);
+  CHECK_HAS(err, "empty group");
+  free(s);
+  s = big("", "*a", "");  /* a glob alone, and far too long for fnmatch */
+  CHECK_INT(P(s, "aaaa"), TSR_EHINT);
+  CHECK_HAS(err, "longer than 4096");
+  free(s);
+  s = big("", "*a", ":stride=1");
+  CHECK_INT(P(s, "aaaa"), TSR_EHINT);
+  free(s);
+  s = big("", "=", "");
+  CHECK_INT(P(s, NULL), TSR_EHINT);
+  CHECK_HAS(err, "missing key before '='");
+  free(s);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  snprintf(err, sizeof err, "1 MiB strings took %.2f s", secs);
+  CHECK_INT(secs < 5.0, 1);
+}
+
+static void test_globs(void) {
+  CHECK_INT(P("wrfout*:strategy=servers", "wrfout_d01"), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_INT(P("wrfout*:strategy=servers", "run/out/wrfout_d01"), 0); /* base name */
+  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_INT(P("wrfout*:strategy=servers", "wrfrst_d01"), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_DEFAULT);
+  CHECK_INT(H.set, 0);
+  CHECK_INT(P("run/*/wrfout*:stride=4", "run/a/wrfout_d01"), 0); /* full path */
+  CHECK_INT(H.stride, 4);
+  CHECK_INT(P("wrfout_d0?_*:stride=4", "wrfout_d01_2026-01-01_00:00:00"), 0);
+  CHECK_INT(H.stride, 4);
+  CHECK_INT(P("*.nc:stride=5", "out/x.nc"), 0);
+  CHECK_INT(H.stride, 5);
+  /* First matching globbed group wins; later matches are ignored. */
+  CHECK_INT(P("wrf*:aggregators=2,wrfout*:aggregators=4:stride=3", "wrfout_d01"), 0);
+  CHECK_INT(H.aggregators, 2);
+  CHECK_INT(H.stride, 0);
+  CHECK_INT(P("wrfrst*:aggregators=9,wrfout*:aggregators=4,wrf*:aggregators=2", "wrfout_d01"), 0);
+  CHECK_INT(H.aggregators, 4);
+  /* The globbed group applies over every unglobbed group, wherever it stands. */
+  CHECK_INT(P("wrfout*:stride=3,stride=1:aggregators=6", "wrfout_d01"), 0);
+  CHECK_INT(H.stride, 3);
+  CHECK_INT(H.aggregators, 6);
+  CHECK_INT(P("wrfout*:stride=3,stride=1:aggregators=6", "history.nc"), 0);
+  CHECK_INT(H.stride, 1);
+  /* The design's example string. */
+  const char *ex = "wrfout*:strategy=servers:io_groups=2:io_tasks=2:backend=pnetcdf,"
+                   "wrfrst*:strategy=aggregate:aggregators=4";
+  CHECK_INT(P(ex, "wrfrst_d01_2026-01-01_00:00:00"), 0);
+  CHECK_STR(fmt(&H), "strategy=aggregate:aggregators=4");
+  CHECK_INT(P(ex, "wrfout_d01"), 0);
+  CHECK_STR(fmt(&H), "strategy=servers:backend=pnetcdf:io_groups=2:io_tasks=2");
+}
+
+/* Expect text to fail with path NULL, naming key. */
+#define BAD_NULL(text, key)                                                                    \
+  do {                                                                                         \
+    CHECK_INT(P(text, NULL), TSR_EHINT);                                                       \
+    CHECK_HAS(err, "hint '" key "=");                                                          \
+    CHECK_HAS(err, "conflicts with " key "=");                                                 \
+  } while (0)
+
+static void test_path_null(void) {
+  CHECK_INT(P("wrfout*:strategy=servers:io_groups=2:io_tasks=3:server_ranks=first:aggregators=7:"
+              "server_pick=idle",
+              NULL),
+            0);
+  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_INT(H.io_groups, 2);
+  CHECK_INT(H.io_tasks, 3);
+  CHECK_INT(H.server_ranks_first, 1);
+  CHECK_INT(H.aggregators, 0); /* not a layout key */
+  CHECK_INT(H.server_pick_idle, 0);
+  CHECK_INT(H.set, TSR__H_STRATEGY | TSR__H_IO_GROUPS | TSR__H_IO_TASKS | TSR__H_SERVER_RANKS);
+  CHECK_INT(P("wrfout*:strategy=aggregate", NULL), 0); /* only strategy=servers is layout */
+  CHECK_INT(H.set, 0);
+  CHECK_INT(P("strategy=aggregate:aggregators=2,wrfout*:strategy=servers:io_groups=1:io_tasks=1", NULL), 0);
+  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_INT(H.aggregators, 2);
+  CHECK_INT(P("wrfout*:strategy=servers:io_groups=2:io_tasks=2:backend=pnetcdf,"
+              "wrfrst*:strategy=aggregate:aggregators=4",
+              NULL),
+            0);
+  CHECK_STR(fmt(&H), "strategy=servers:io_groups=2:io_tasks=2");
+  BAD_NULL("wrfout*:io_groups=2,wrfrst*:io_groups=4", "io_groups");
+  BAD_NULL("wrfout*:server_ranks=first,wrfrst*:server_ranks=last", "server_ranks");
+  BAD_NULL("io_tasks=1,wrfout*:io_tasks=2", "io_tasks");
+  /* The same strings are fine once a file is named: only one group applies. */
+  CHECK_INT(P("wrfout*:io_groups=2,wrfrst*:io_groups=4", "wrfrst_d01"), 0);
+  CHECK_INT(H.io_groups, 4);
+  CHECK_INT(P("io_tasks=1,wrfout*:io_tasks=2", "wrfout_d01"), 0);
+  CHECK_INT(H.io_tasks, 2);
+  /* Agreeing groups are fine; later unglobbed groups still override earlier ones. */
+  CHECK_INT(P("io_groups=3,io_groups=2,wrfout*:io_groups=2,wrfrst*:io_groups=2:io_tasks=4", NULL), 0);
+  CHECK_INT(H.io_groups, 2);
+  CHECK_INT(H.io_tasks, 4);
+}
+
+static void test_strict(void) {
+  BAD("strategy=serial:foo=1", "unknown hint key 'foo'");
+  CHECK_INT(P("hints_strict=0:foo=1", NULL), 0);
+  CHECK_INT(H.strict, 0);
+  CHECK_INT(P("foo=1:hints_strict=0:strategy=split", NULL), 0); /* first pass finds it */
+  CHECK_INT(H.strategy, TSR__STRAT_SPLIT);
+  CHECK_INT(H.set, TSR__H_STRICT | TSR__H_STRATEGY);
+  CHECK_INT(P("foo=1,hints_strict=0", "x"), 0);
+  CHECK_INT(P("hints_strict=0,foo=1,hints_strict=1", "x"), TSR_EHINT); /* the merged value counts */
+  CHECK_INT(P("foo=1,wrfout*:hints_strict=0", "wrfout_d01"), 0);
+  CHECK_INT(P("foo=1,wrfout*:hints_strict=0", "wrfrst_d01"), TSR_EHINT);
+  /* A group that does not apply may excuse its own keys... */
+  CHECK_INT(P("wrfout*:hints_strict=0:newkey=1", NULL), 0);
+  CHECK_INT(H.strict, 1);
+  CHECK_INT(P("wrfout*:newkey=1:hints_strict=0", "wrfrst_d01"), 0);
+  /* ...but not another group's. */
+  CHECK_INT(P("wrfout*:hints_strict=0,wrfrst*:newkey=1", NULL), TSR_EHINT);
+  /* An earlier source's hints_strict=0 is in h already. */
+  tsr__hints_defaults(&H);
+  H.strict = 0;
+  CHECK_INT(tsr__hints_parse("foo=1:stride=2", NULL, &H, err, sizeof err), 0);
+  CHECK_INT(H.stride, 2);
+  CHECK_INT(tsr__hints_parse("hints_strict=1:foo=1", NULL, &H, err, sizeof err), TSR_EHINT);
+  /* Leniency covers unknown keys only, never malformed hints. */
+  CHECK_INT(P("hints_strict=0:=x", NULL), TSR_EHINT);
+  CHECK_INT(P("hints_strict=0:aggregators=x", NULL), TSR_EHINT);
+  CHECK_INT(P("hints_strict=0:foo=1:foo=2", NULL), 0);
+  CHECK_INT(P("hints_strict=0:f\xc3\xb6o=1", NULL), TSR_EHINT);
+}
+
+static void test_passthrough(void) {
+  CHECK_INT(P("cb_nodes=4:striping_unit=1m:romio_cb_write=enable:nc_var_align_size=1k:"
+              "cb_buffer_size=16m:striping_factor=8:ind_wr_buffer_size=512k:nc_ibuf_size=2g:"
+              "nc_header_read_chunk_size=256k:cb_config_list=*",
+              NULL),
+            0);
+  CHECK_INT(H.npass, 10);
+  CHECK_INT(H.set, 0);
+  CHECK_STR(H.pass[0].key, "cb_nodes");
+  CHECK_STR(H.pass[0].value, "4");
+  CHECK_STR(H.pass[1].key, "striping_unit");
+  CHECK_STR(H.pass[1].value, "1048576");
+  CHECK_STR(H.pass[2].value, "enable");
+  CHECK_STR(H.pass[3].value, "1024");
+  CHECK_STR(H.pass[4].value, "16777216");
+  CHECK_STR(H.pass[5].value, "8");
+  CHECK_STR(H.pass[6].value, "524288");
+  CHECK_STR(H.pass[7].value, "2147483648");
+  CHECK_STR(H.pass[8].value, "262144");
+  CHECK_STR(H.pass[9].value, "*");
+  /* Every listed key passes, and so do romio_, cb_ and nc_ prefixed ones. */
+  CHECK_INT(P("romio_cb_read=disable:romio_ds_write=disable:romio_ds_read=automatic:"
+              "romio_no_indep_rw=true:ind_rd_buffer_size=4m:collective_buffering=true:"
+              "direct_write=true:direct_read=false:nc_header_align_size=1m:nc_record_align_size=4k:"
+              "nc_in_place_swap=enable:pnetcdf_subfiling=disable:nc_num_subfiles=2:"
+              "romio_lustre_co_ratio=2:cb_pfr=disable:nc_burst_buf=enable",
+              NULL),
+            0);
+  CHECK_INT(H.npass, 16);
+  CHECK_STR(H.pass[4].value, "4194304");
+  CHECK_STR(H.pass[15].key, "nc_burst_buf");
+  /* A later group (or source) replaces the value in place. */
+  CHECK_INT(P("cb_nodes=4:striping_unit=1m,cb_nodes=8", NULL), 0);
+  CHECK_INT(H.npass, 2);
+  CHECK_STR(H.pass[0].key, "cb_nodes");
+  CHECK_STR(H.pass[0].value, "8");
+  CHECK_STR(fmt(&H), "cb_nodes=8:striping_unit=1048576");
+  tsr__hints_defaults(&H);
+  CHECK_INT(tsr__hints_parse("striping_unit=1m", NULL, &H, err, sizeof err), 0);
+  CHECK_INT(tsr__hints_parse("striping_unit=4m:cb_nodes=2", NULL, &H, err, sizeof err), 0);
+  CHECK_INT(H.npass, 2);
+  CHECK_STR(H.pass[0].value, "4194304");
+  /* Globbed groups carry pass-through keys too. */
+  CHECK_INT(P("cb_nodes=2,wrfout*:cb_nodes=16", "wrfout_d01"), 0);
+  CHECK_STR(H.pass[0].value, "16");
+  CHECK_INT(P("wrfout*:cb_nodes=16", NULL), 0);
+  CHECK_INT(H.npass, 0);
+  BAD("cb_nodes=-1", "~hint 'cb_nodes=-1': expected a size");
+  BAD("striping_unit=abc", "~hint 'striping_unit=abc'");
+  BAD("cb_buffer_size=2g", "~hint 'cb_buffer_size=2g': expected a size <= 2147483647");
+  BAD("nc_var_align_size=1.5k", "~hint 'nc_var_align_size=1.5k'");
+  BAD("romio_cb_write=", "hint 'romio_cb_write=': missing value");
+  BAD("romio_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
+      "~is longer than 63 characters");
+  /* At most TSR__MAX_PASSTHROUGH keys, in one group or over several. */
+  char buf[2048];
+  size_t o = 0;
+  for (int i = 0; i <= TSR__MAX_PASSTHROUGH; i++)
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "%sromio_k%d=1", i ? ":" : "", i);
+  BAD(buf, "~more than 32 pass-through hints");
+  for (size_t i = 0; i < o; i++)
+    if (buf[i] == ':') buf[i] = ',';
+  BAD(buf, "~more than 32 pass-through hints");
+  char *last = strrchr(buf, ',');
+  *last = '\0';
+  CHECK_INT(P(buf, NULL), 0);
+  CHECK_INT(H.npass, TSR__MAX_PASSTHROUGH);
+  strcat(buf, ",romio_k0=2"); /* replacing keeps the count */
+  CHECK_INT(P(buf, NULL), 0);
+  CHECK_INT(H.npass, TSR__MAX_PASSTHROUGH);
+  CHECK_STR(H.pass[0].value, "2");
+}
+
+static void test_resolve(void) {
+  tsr__hints h;
+  unsetenv("TESSERA_HINTS");
+  tsr__hints_defaults(&h);
+  h.io_tasks = 7; /* resolve does not reset defaults */
+  CHECK_INT(tsr__hints_resolve("aggregators=1:stride=5", "aggregators=2:writer=1", "f.nc", &h, err,
+                               sizeof err),
+            0);
+  CHECK_INT(h.aggregators, 2);
+  CHECK_INT(h.stride, 5);
+  CHECK_INT(h.writer, 1);
+  CHECK_INT(h.io_tasks, 7);
+  setenv("TESSERA_HINTS", "aggregators=3:cb_nodes=2", 1);
+  tsr__hints_defaults(&h);
+  CHECK_INT(tsr__hints_resolve("aggregators=1:stride=5:cb_nodes=8", "aggregators=2:writer=1", "f.nc",
+                               &h, err, sizeof err),
+            0);
+  CHECK_INT(h.aggregators, 3);
+  CHECK_INT(h.stride, 5);
+  CHECK_INT(h.writer, 1);
+  CHECK_STR(fmt(&h), "aggregators=3:stride=5:writer=1:cb_nodes=2");
+  /* The environment's globs see the path too. */
+  setenv("TESSERA_HINTS", "wrfout*:strategy=servers:io_groups=1:io_tasks=2,x*:aggregators=5", 1);
+  tsr__hints_defaults(&h);
+  CHECK_INT(tsr__hints_resolve("strategy=serial", NULL, NULL, &h, err, sizeof err), 0);
+  CHECK_INT(h.strategy, TSR__STRAT_SERVERS);
+  CHECK_INT(h.aggregators, 0);
+  tsr__hints_defaults(&h);
+  CHECK_INT(tsr__hints_resolve("strategy=serial", "aggregators=2", "x.nc", &h, err, sizeof err), 0);
+  CHECK_INT(h.strategy, TSR__STRAT_SERIAL);
+  CHECK_INT(h.aggregators, 5);
+  /* hints_strict=0 in a later source excuses unknown keys in an earlier one. */
+  setenv("TESSERA_HINTS", "hints_strict=0", 1);
+  tsr__hints_defaults(&h);
+  CHECK_INT(tsr__hints_resolve("foo=1", "bar=2:stride=3", "f", &h, err, sizeof err), 0);
+  CHECK_INT(h.stride, 3);
+  CHECK_INT(h.strict, 0);
+  /* Errors say which source they came from, and leave h untouched. */
+  setenv("TESSERA_HINTS", "stride=0", 1);
+  tsr__hints_defaults(&h);
+  CHECK_INT(tsr__hints_resolve("aggregators=2", NULL, "f", &h, err, sizeof err), TSR_EHINT);
+  CHECK_STR(err, "hint 'stride=0': expected an integer >= 1 (in TESSERA_HINTS)");
+  CHECK_INT(h.aggregators, 0);
+  unsetenv("TESSERA_HINTS");
+  CHECK_INT(tsr__hints_resolve("foo=1", NULL, "f", &h, err, sizeof err), TSR_EHINT);
+  CHECK_STR(err, "unknown hint key 'foo' (in tsr_init hints)");
+  CHECK_INT(tsr__hints_resolve(NULL, "foo=1", "f", &h, err, sizeof err), TSR_EHINT);
+  CHECK_STR(err, "unknown hint key 'foo' (in tsr_create hints)");
+  CHECK_INT(tsr__hints_resolve(NULL, NULL, NULL, &h, err, sizeof err), 0);
+  CHECK_INT(h.set, 0);
+}
+
+static void test_format(void) {
+  CHECK_INT(P("aggregators=2:strategy=aggregate", NULL), 0);
+  CHECK_STR(fmt(&H), "strategy=aggregate:aggregators=2");
+  const char *all = "strategy=servers:backend=null:format=cdf5:slab_bytes=1m:buffer_bytes=1536k:"
+                    "aggregators=3:stride=2:io_groups=2:io_tasks=4:server_ranks=first:"
+                    "server_pick=idle:hints_strict=0:writer=1:exchange=alltoall:"
+                    "frames_per_outfile=6:cb_nodes=4:romio_cb_write=enable";
+  CHECK_INT(P(all, NULL), 0);
+  CHECK_STR(fmt(&H), all);
+  CHECK_INT(P("format=64bit_data:slab_bytes=1025:buffer_bytes=2048m", NULL), 0);
+  CHECK_STR(fmt(&H), "format=cdf5:slab_bytes=1025:buffer_bytes=2g");
+  /* Round trip: the formatted string parses back to the same hints. */
+  CHECK_INT(P(all, NULL), 0);
+  tsr__hints a = H;
+  char text[1024];
+  tsr__hints_format(&a, text, sizeof text);
+  CHECK_INT(P(text, NULL), 0);
+  CHECK_INT(memcmp(&a, &H, sizeof a) == 0, 1);
+  /* A short buffer truncates, always terminated. */
+  char small[10];
+  memset(small, 'z', sizeof small);
+  tsr__hints_format(&a, small, sizeof small);
+  CHECK_STR(small, "strategy=");
+  tsr__hints_format(&a, small, 1);
+  CHECK_STR(small, "");
+  CHECK_STR(tsr__strategy_name(TSR__STRAT_DEFAULT), "default");
+  CHECK_STR(tsr__strategy_name(TSR__STRAT_SERIAL), "serial");
+  CHECK_STR(tsr__strategy_name(TSR__STRAT_DIRECT), "direct");
+  CHECK_STR(tsr__strategy_name(TSR__STRAT_AGGREGATE), "aggregate");
+  CHECK_STR(tsr__strategy_name(TSR__STRAT_SPLIT), "split");
+  CHECK_STR(tsr__strategy_name(TSR__STRAT_SERVERS), "servers");
+}
+
+int main(void) {
+  /* The ambient environment must not leak into the expectations. */
+  unsetenv("TESSERA_HINTS");
+  unsetenv("TESSERA_VERBOSE");
+  test_defaults();
+  test_parse_size();
+  test_every_key();
+  test_empty();
+  test_bad_values();
+  test_bad_syntax();
+  test_big();
+  test_globs();
+  test_path_null();
+  test_strict();
+  test_passthrough();
+  test_resolve();
+  test_format();
+  printf("hints: %d passed, %d failed\n", g_pass, g_fail);
+  return g_fail ? 1 : 0;
+}
