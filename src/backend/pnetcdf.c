@@ -1,0 +1,534 @@
+/* PnetCDF backend: every rank of the writer communicator opens the file;
+ * write_block posts an independent nonblocking request and flush completes
+ * them all collectively with ncmpi_wait_all, so ranks write what they hold
+ * without synchronising per block.
+ *
+ * A block that fits into the remaining attached buffer goes through
+ * ncmpi_bput_vara, which copies it there at once (the caller may reuse its
+ * buffer). A block that does not fit is copied into a private contiguous
+ * buffer and posted with ncmpi_iput_vara; the copy is freed after the next
+ * wait. Both count as pending bytes until flush. */
+#ifdef TESSERA_HAVE_PNETCDF
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pnetcdf.h>
+
+#include "backend/backend.h"
+#include "backend/backend_block.h"
+#include "backend/backend_errors.h"
+
+#define LIB "PnetCDF"
+
+/* Subarray datatypes for blocks inside larger memory arrays. A model writes
+ * the same few tile shapes every frame, so a handful of slots hit almost
+ * always; the least recently used one is evicted. */
+#define TYPE_SLOTS 8
+
+typedef struct {
+  MPI_Datatype dt; /* MPI_DATATYPE_NULL: empty */
+  MPI_Datatype etype;
+  int nd;
+  int sizes[TSR_MAX_DIMS], subsizes[TSR_MAX_DIMS], starts[TSR_MAX_DIMS];
+  unsigned long used; /* tick of the last use */
+} type_slot;
+
+struct tsr__bfile {
+  int ncid;
+  MPI_Comm comm; /* our duplicate: abort needs it after the caller's may be gone */
+  char *path;
+  int nvars;
+  tsr__bvar *vars;
+  int64_t *begin;   /* file offset of each variable (of its record 0), fixed at enddef */
+  int64_t recsize;  /* bytes between records */
+  int64_t max_end;  /* end of the highest byte this rank has posted */
+  MPI_Offset buffer_bytes; /* attached buffer size; 0: none attached */
+  int64_t pending;         /* bytes posted (bput + iput) since the last wait */
+  int nreq, reqcap;
+  int *reqs, *statuses, *reqvar; /* request ids, their statuses, their varids */
+  int ncopies, copycap;
+  void **copies; /* private copies of blocks posted with iput */
+  type_slot types[TYPE_SLOTS];
+  unsigned long tick;
+};
+
+/* PnetCDF codes that mean more than "I/O error". The generic ones carry
+ * use_errno: behind NC_EFILE/NC_EWRITE there may be EFBIG or ENOSPC from the
+ * MPI-IO layer, which PnetCDF does not translate. */
+static const tsr__berr_class pnc_classes[] = {
+    {NC_ENOMEM, TSR_ENOMEM, 0},    {NC_ENOENT, TSR_EACCES, 0},  {NC_EACCESS, TSR_EACCES, 0},
+    {NC_EPERM, TSR_EACCES, 0},     {NC_EBAD_FILE, TSR_EACCES, 0}, {NC_EOFILE, TSR_EACCES, 1},
+    {NC_ENO_SPACE, TSR_ENOSPC, 0}, {NC_EQUOTA, TSR_ENOSPC, 0},  {NC_EFILE, TSR_EIO, 1},
+    {NC_EWRITE, TSR_EIO, 1},       {NC_EIO, TSR_EIO, 1},
+};
+
+static int pnc_fail(tsr__berr *err, int status, int sys_errno, const char *call, const char *path,
+                    const char *var) {
+  return tsr__berr_native(err, LIB, status, sys_errno, ncmpi_strerror(status), pnc_classes,
+                          sizeof pnc_classes / sizeof pnc_classes[0], "%s%s%s, path %s", call,
+                          var ? " " : "", var ? var : "", path);
+}
+
+static MPI_Datatype mpi_type(tsr_type t) {
+  switch (t) {
+  case TSR_CHAR: return MPI_CHAR;
+  case TSR_INT: return MPI_INT;
+  case TSR_FLOAT: return MPI_FLOAT;
+  case TSR_DOUBLE: return MPI_DOUBLE;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+static void free_copies(tsr__bfile *bf) {
+  for (int i = 0; i < bf->ncopies; i++) free(bf->copies[i]);
+  bf->ncopies = 0;
+}
+
+static void free_file(tsr__bfile *bf) {
+  if (!bf) return;
+  for (int i = 0; i < TYPE_SLOTS; i++)
+    if (bf->types[i].dt != MPI_DATATYPE_NULL) MPI_Type_free(&bf->types[i].dt);
+  free_copies(bf);
+  free(bf->copies);
+  free(bf->reqs);
+  free(bf->statuses);
+  free(bf->reqvar);
+  free(bf->vars);
+  free(bf->begin);
+  free(bf->path);
+  if (bf->comm != MPI_COMM_NULL) MPI_Comm_free(&bf->comm);
+  free(bf);
+}
+
+/* Every rank must take the same branch after a step that may fail locally,
+ * or the next collective call hangs; MPI_MIN picks any rank's error. */
+static int agree(MPI_Comm comm, int rc) {
+  int all = rc;
+  MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all;
+}
+
+static int put_att(int ncid, int varid, const tsr__att *a) {
+  if (a->type == TSR_CHAR)
+    return ncmpi_put_att_text(ncid, varid, a->name, (MPI_Offset)a->n, a->values);
+  return ncmpi_put_att(ncid, varid, a->name, (nc_type)a->type, (MPI_Offset)a->n, a->values);
+}
+
+/* Define mode is local to each rank until enddef, which checks that all
+ * ranks defined the same header. */
+static int define(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
+  int st, id;
+  char what[TSR_MAX_NAME * 2 + 2];
+  /* Tessera writes fill values itself; pre-filling would write twice. */
+  if ((st = ncmpi_set_fill(bf->ncid, NC_NOFILL, NULL)))
+    return pnc_fail(err, st, 0, "ncmpi_set_fill", bf->path, NULL);
+  for (int d = 0; d < s->ndims; d++) {
+    if ((st = ncmpi_def_dim(bf->ncid, s->dims[d].name, (MPI_Offset)s->dims[d].len, &id)))
+      return pnc_fail(err, st, 0, "ncmpi_def_dim", bf->path, s->dims[d].name);
+  }
+  for (int a = 0; a < s->ngatts; a++) {
+    if ((st = put_att(bf->ncid, NC_GLOBAL, &s->gatts[a])))
+      return pnc_fail(err, st, 0, "ncmpi_put_att", bf->path, s->gatts[a].name);
+  }
+  for (int v = 0; v < s->nvars; v++) {
+    const tsr__var *var = &s->vars[v];
+    if ((st = ncmpi_def_var(bf->ncid, var->name, (nc_type)var->type, var->ndims, var->dimids,
+                            &id)))
+      return pnc_fail(err, st, 0, "ncmpi_def_var", bf->path, var->name);
+    for (int a = 0; a < var->natts; a++) {
+      if ((st = put_att(bf->ncid, id, &var->atts[a]))) {
+        snprintf(what, sizeof what, "%s:%s", var->name, var->atts[a].name);
+        return pnc_fail(err, st, 0, "ncmpi_put_att", bf->path, what);
+      }
+    }
+  }
+  return 0;
+}
+
+static int make_info(const tsr__hints *h, MPI_Info *info) {
+  *info = MPI_INFO_NULL;
+  if (!h || h->npass <= 0) return 0;
+  if (MPI_Info_create(info) != MPI_SUCCESS) return TSR_EMPI;
+  for (int i = 0; i < h->npass && i < TSR__MAX_PASSTHROUGH; i++) {
+    if (MPI_Info_set(*info, h->pass[i].key, h->pass[i].value) != MPI_SUCCESS) {
+      MPI_Info_free(info);
+      return TSR_EMPI;
+    }
+  }
+  return 0;
+}
+
+/* The layout is fixed once enddef has run: keep it, so that block offsets
+ * cost no library call per block. */
+static int read_layout(tsr__bfile *bf, tsr__berr *err) {
+  MPI_Offset off, rs = 0;
+  int st;
+  for (int v = 0; v < bf->nvars; v++) {
+    if ((st = ncmpi_inq_varoffset(bf->ncid, v, &off)))
+      return pnc_fail(err, st, 0, "ncmpi_inq_varoffset", bf->path, bf->vars[v].name);
+    bf->begin[v] = (int64_t)off;
+  }
+  if ((st = ncmpi_inq_recsize(bf->ncid, &rs)))
+    return pnc_fail(err, st, 0, "ncmpi_inq_recsize", bf->path, NULL);
+  bf->recsize = (int64_t)rs;
+  return 0;
+}
+
+/* File offset of element idx (non-record indices) of a variable at a frame. */
+static int64_t elem_offset(const tsr__bfile *bf, int varid, int64_t frame, const int64_t idx[]) {
+  const tsr__bvar *v = &bf->vars[varid];
+  int64_t off = bf->begin[varid] + (v->is_record ? frame * bf->recsize : 0);
+  int64_t lin = 0; /* C-order element index within one frame */
+  for (int i = 0; i < v->nd; i++) lin = lin * v->shape[i] + idx[i];
+  return off + lin * (int64_t)v->esize;
+}
+
+static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
+                           const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
+  *out = NULL;
+  int cmode;
+  /* The schema is the same on every rank, so this return is too. */
+  if (s->format == 2)
+    cmode = NC_CLOBBER | NC_64BIT_OFFSET;
+  else if (s->format == 5)
+    cmode = NC_CLOBBER | NC_64BIT_DATA;
+  else
+    return tsr__berr_plain(err, TSR_EINVAL, LIB, "unknown format %d (path %s)", s->format, path);
+
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+    return tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
+  MPI_Info info = MPI_INFO_NULL;
+  int rc = 0;
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (bf) {
+    bf->comm = dup;
+    for (int i = 0; i < TYPE_SLOTS; i++) bf->types[i].dt = MPI_DATATYPE_NULL;
+    bf->nvars = s->nvars;
+    if (!(bf->path = strdup(path)) || tsr__bvars_from_schema(s, &bf->vars) ||
+        !(bf->begin = calloc((size_t)s->nvars + 1, sizeof *bf->begin)))
+      rc = TSR_ENOMEM;
+  } else {
+    rc = TSR_ENOMEM;
+  }
+  if (!rc) rc = make_info(h, &info);
+  int all = agree(dup, rc);
+  if (all) {
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (bf)
+      free_file(bf);
+    else
+      MPI_Comm_free(&dup);
+    return tsr__berr_plain(err, all, LIB, "%s preparing to create %s",
+                           rc ? tsr_strerror(rc) : "failure on another rank", path);
+  }
+
+  /* ncmpi_create agrees on its result across ranks (MPI_File_open does). */
+  errno = 0;
+  int st = ncmpi_create(dup, path, cmode, info, &bf->ncid);
+  int sys = errno;
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (st) {
+    rc = pnc_fail(err, st, sys, "ncmpi_create", path, NULL);
+    free_file(bf);
+    return rc;
+  }
+
+  rc = define(bf, s, err);
+  all = agree(bf->comm, rc);
+  if (!all) {
+    errno = 0;
+    if ((st = ncmpi_enddef(bf->ncid))) rc = pnc_fail(err, st, errno, "ncmpi_enddef", path, NULL);
+    if (!rc) rc = read_layout(bf, err);
+    /* Without a buffer every block takes the private-copy path. */
+    if (!rc && h && h->buffer_bytes > 0) {
+      if ((st = ncmpi_buffer_attach(bf->ncid, (MPI_Offset)h->buffer_bytes)))
+        rc = pnc_fail(err, st, 0, "ncmpi_buffer_attach", path, NULL);
+      else
+        bf->buffer_bytes = (MPI_Offset)h->buffer_bytes;
+    }
+    all = agree(bf->comm, rc);
+  }
+  if (all) {
+    if (!rc) tsr__berr_plain(err, all, LIB, "creating %s failed on another rank", path);
+    /* ncmpi_abort deletes a file it created that never left define mode;
+     * after enddef it only closes, so delete explicitly like abort does. */
+    ncmpi_abort(bf->ncid);
+    MPI_Barrier(bf->comm);
+    int rank;
+    MPI_Comm_rank(bf->comm, &rank);
+    if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
+    MPI_Barrier(bf->comm);
+    free_file(bf);
+    return all;
+  }
+  *out = bf;
+  return 0;
+}
+
+/* Room for one more request, reserved before posting so that nothing can
+ * fail after PnetCDF holds the request. */
+static int reserve_request(tsr__bfile *bf) {
+  if (bf->nreq == bf->reqcap) {
+    size_t ncap = bf->reqcap ? 2 * (size_t)bf->reqcap : 16;
+    int *p;
+    if (!(p = realloc(bf->reqs, ncap * sizeof *p))) return TSR_ENOMEM;
+    bf->reqs = p;
+    if (!(p = realloc(bf->statuses, ncap * sizeof *p))) return TSR_ENOMEM;
+    bf->statuses = p;
+    if (!(p = realloc(bf->reqvar, ncap * sizeof *p))) return TSR_ENOMEM;
+    bf->reqvar = p;
+    bf->reqcap = (int)ncap;
+  }
+  if (bf->ncopies == bf->copycap) {
+    size_t ncap = bf->copycap ? 2 * (size_t)bf->copycap : 16;
+    void **p = realloc(bf->copies, ncap * sizeof *p);
+    if (!p) return TSR_ENOMEM;
+    bf->copies = p;
+    bf->copycap = (int)ncap;
+  }
+  return 0;
+}
+
+/* A committed MPI_Type_create_subarray type selecting the block inside its
+ * memory array (C order), from the cache or newly made. */
+static int subarray_type(tsr__bfile *bf, const tsr__bvar *v, const int64_t count[],
+                         tsr__memview mem, MPI_Datatype *dt, tsr__berr *err) {
+  type_slot key = {.dt = MPI_DATATYPE_NULL, .etype = mpi_type(v->type), .nd = v->nd};
+  for (int i = 0; i < v->nd; i++) {
+    if (mem.mshape[i] > INT_MAX)
+      return tsr__berr_plain(err, TSR_ETOOBIG, LIB,
+                             "memory array of %s has a dimension over INT_MAX elements", v->name);
+    key.sizes[i] = (int)mem.mshape[i];
+    key.subsizes[i] = (int)count[i];
+    key.starts[i] = (int)mem.moffset[i];
+  }
+  size_t nbytes = (size_t)v->nd * sizeof(int);
+  int victim = 0;
+  for (int s = 0; s < TYPE_SLOTS; s++) {
+    type_slot *t = &bf->types[s];
+    if (t->dt != MPI_DATATYPE_NULL && t->etype == key.etype && t->nd == key.nd &&
+        !memcmp(t->sizes, key.sizes, nbytes) && !memcmp(t->subsizes, key.subsizes, nbytes) &&
+        !memcmp(t->starts, key.starts, nbytes)) {
+      t->used = ++bf->tick;
+      *dt = t->dt;
+      return 0;
+    }
+    if (t->dt == MPI_DATATYPE_NULL || (bf->types[victim].dt != MPI_DATATYPE_NULL &&
+                                       t->used < bf->types[victim].used))
+      victim = s;
+  }
+  if (MPI_Type_create_subarray(key.nd, key.sizes, key.subsizes, key.starts, MPI_ORDER_C,
+                               key.etype, &key.dt) != MPI_SUCCESS ||
+      MPI_Type_commit(&key.dt) != MPI_SUCCESS)
+    return tsr__berr_plain(err, TSR_EMPI, LIB, "cannot build the memory datatype of %s",
+                           v->name);
+  /* Freeing the evicted type is safe: bput packed its data when posted. */
+  if (bf->types[victim].dt != MPI_DATATYPE_NULL) MPI_Type_free(&bf->types[victim].dt);
+  key.used = ++bf->tick;
+  bf->types[victim] = key;
+  *dt = key.dt;
+  return 0;
+}
+
+static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                                const int64_t count[], const void *buf, tsr__memview mem,
+                                tsr__berr *err) {
+  if (varid < 0 || varid >= bf->nvars)
+    return tsr__berr_plain(err, TSR_EBADID, LIB, "no variable %d (path %s)", varid, bf->path);
+  const tsr__bvar *v = &bf->vars[varid];
+  int rc = tsr__block_check(v, frame, start, count, buf, mem, LIB, err);
+  if (rc) return rc;
+  int64_t n = tsr__block_elems(v->nd, count);
+  if (n == 0) return 0;
+  if (reserve_request(bf))
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory for a request on %s", v->name);
+
+  MPI_Offset st[TSR_MAX_DIMS], ct[TSR_MAX_DIMS];
+  int k = 0;
+  if (v->is_record) {
+    st[k] = (MPI_Offset)frame;
+    ct[k++] = 1;
+  }
+  for (int i = 0; i < v->nd; i++, k++) {
+    st[k] = (MPI_Offset)start[i];
+    ct[k] = (MPI_Offset)count[i];
+  }
+  int64_t bytes = n * (int64_t)v->esize;
+  int inside = mem.mshape && v->nd > 0; /* the block is a piece of a larger array */
+  MPI_Datatype etype = mpi_type(v->type);
+
+  MPI_Offset room = 0;
+  if (bf->buffer_bytes > 0) {
+    MPI_Offset used = 0;
+    if (ncmpi_inq_buffer_usage(bf->ncid, &used) == NC_NOERR) room = bf->buffer_bytes - used;
+  }
+
+  int req = NC_REQ_NULL, status;
+  const char *call;
+  errno = 0;
+  if (bytes <= room) {
+    call = "ncmpi_bput_vara";
+    if (inside) {
+      MPI_Datatype dt = MPI_DATATYPE_NULL;
+      if ((rc = subarray_type(bf, v, count, mem, &dt, err))) return rc;
+      status = ncmpi_bput_vara(bf->ncid, varid, st, ct, buf, 1, dt, &req);
+    } else {
+      status = ncmpi_bput_vara(bf->ncid, varid, st, ct, buf, (MPI_Offset)n, etype, &req);
+    }
+  } else {
+    call = "ncmpi_iput_vara";
+    void *copy = malloc((size_t)bytes);
+    if (!copy)
+      return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to copy %lld bytes of %s",
+                             (long long)bytes, v->name);
+    if (inside)
+      tsr__block_pack(copy, buf, v->esize, v->nd, count, mem);
+    else
+      memcpy(copy, buf, (size_t)bytes);
+    status = ncmpi_iput_vara(bf->ncid, varid, st, ct, copy, (MPI_Offset)n, etype, &req);
+    if (status)
+      free(copy);
+    else
+      bf->copies[bf->ncopies++] = copy;
+  }
+  if (status) return pnc_fail(err, status, errno, call, bf->path, v->name);
+  bf->reqs[bf->nreq] = req;
+  bf->reqvar[bf->nreq++] = varid;
+  bf->pending += bytes;
+  /* C order: the block's last element is its highest byte in the file. */
+  int64_t last[TSR_MAX_DIMS];
+  for (int i = 0; i < v->nd; i++) last[i] = start[i] + count[i] - 1;
+  int64_t end = elem_offset(bf, varid, frame, last) + (int64_t)v->esize;
+  if (end > bf->max_end) bf->max_end = end;
+  return 0;
+}
+
+static int64_t tsr__pnc_pending_bytes(const tsr__bfile *bf) { return bf->pending; }
+
+static int tsr__pnc_flush(tsr__bfile *bf, tsr__berr *err) {
+  int n = bf->nreq, rc = 0;
+  errno = 0;
+  /* Collective: ranks with nothing posted still call, with n == 0. Passing
+   * the arrays (not NC_REQ_ALL) gives each request's own status, so a
+   * failed write is reported even when wait_all itself succeeds. */
+  int st = ncmpi_wait_all(bf->ncid, n, n ? bf->reqs : NULL, n ? bf->statuses : NULL);
+  int sys = errno;
+  if (st) {
+    rc = pnc_fail(err, st, sys, "ncmpi_wait_all", bf->path, NULL);
+  } else {
+    for (int i = 0; i < n; i++) {
+      if (bf->statuses[i] != NC_NOERR) {
+        rc = pnc_fail(err, bf->statuses[i], sys, "write", bf->path, bf->vars[bf->reqvar[i]].name);
+        break;
+      }
+    }
+  }
+  /* Completed or failed, the requests are gone from PnetCDF either way. */
+  free_copies(bf);
+  bf->nreq = 0;
+  bf->pending = 0;
+  return rc;
+}
+
+/* Open MPI's OMPIO returns MPI_SUCCESS from a write that stopped short
+ * (file size limit, full disk), and PnetCDF counts requested rather than
+ * written bytes, so such a loss is silent. Once every rank has closed, the
+ * file must reach the highest byte any rank wrote; rank 0 checks (open +
+ * fstat, which revalidates NFS attributes) and tells the others. A path
+ * with an MPI-IO prefix ("lustre:...") cannot be opened and is not checked. */
+static int check_file_end(tsr__bfile *bf, tsr__berr *err) {
+  long long mine = bf->max_end, need = 0, size = -1;
+  MPI_Allreduce(&mine, &need, 1, MPI_LONG_LONG, MPI_MAX, bf->comm);
+  int rank;
+  MPI_Comm_rank(bf->comm, &rank);
+  if (rank == 0 && need > 0) {
+    int fd = open(bf->path, O_RDONLY);
+    struct stat sb;
+    if (fd >= 0) {
+      if (fstat(fd, &sb) == 0) size = (long long)sb.st_size;
+      close(fd);
+    }
+  }
+  MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, bf->comm);
+  if (size < 0 || size >= need) return 0;
+  int rc = tsr__berr_plain(err, TSR_ENOSPC, LIB,
+                           "file is %lld bytes but blocks were written up to byte %lld: a write "
+                           "stopped short without an error (no space or file size limit?) "
+                           "(path %s)",
+                           size, need, bf->path);
+  if (err) err->code = NC_EWRITE;
+  return rc;
+}
+
+static int tsr__pnc_close(tsr__bfile *bf, tsr__berr *err) {
+  if (!bf) return 0;
+  int rc = tsr__pnc_flush(bf, err), st;
+  if (bf->buffer_bytes > 0 && (st = ncmpi_buffer_detach(bf->ncid)) && !rc)
+    rc = pnc_fail(err, st, 0, "ncmpi_buffer_detach", bf->path, NULL);
+  /* Closed even after an error: ncmpi_close is collective and every rank
+   * must reach it; it agrees on its own status across ranks. */
+  errno = 0;
+  if ((st = ncmpi_close(bf->ncid)) && !rc)
+    rc = pnc_fail(err, st, errno, "ncmpi_close", bf->path, NULL);
+  st = check_file_end(bf, rc ? NULL : err); /* collective: called whatever rc is */
+  if (!rc) rc = st;
+  free_file(bf);
+  return rc;
+}
+
+static void tsr__pnc_abort(tsr__bfile *bf, const char *path) {
+  if (!bf) return;
+  /* ncmpi_abort drops pending requests without freeing them (ncmpi_close
+   * cancels first); cancelling is local, and nothing is worth writing now. */
+  if (bf->nreq > 0) ncmpi_cancel(bf->ncid, NC_REQ_ALL, NULL, NULL);
+  /* Collective: it closes the MPI file. */
+  ncmpi_abort(bf->ncid);
+  /* Delete once, after every rank has closed, and return only when the file
+   * is gone, so that a retry at the same path cannot race the delete. */
+  MPI_Barrier(bf->comm);
+  int rank;
+  MPI_Comm_rank(bf->comm, &rank);
+  if (rank == 0) MPI_File_delete(path ? path : bf->path, MPI_INFO_NULL);
+  MPI_Barrier(bf->comm);
+  free_file(bf);
+}
+
+static MPI_Info tsr__pnc_file_info(const tsr__bfile *bf) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (ncmpi_inq_file_info(bf->ncid, &info) != NC_NOERR) return MPI_INFO_NULL;
+  return info;
+}
+
+static int64_t tsr__pnc_block_offset(const tsr__bfile *bf, int varid, int64_t frame,
+                                     const int64_t start[]) {
+  if (varid < 0 || varid >= bf->nvars || (bf->vars[varid].is_record && frame < 0)) return -1;
+  if (bf->vars[varid].nd > 0 && !start) return -1;
+  return elem_offset(bf, varid, frame, start);
+}
+
+const tsr__backend_ops tsr__backend_pnetcdf = {
+    .version = TSR__BACKEND_VERSION,
+    .name = "pnetcdf",
+    .parallel = 1,
+    .create = tsr__pnc_create,
+    .write_block = tsr__pnc_write_block,
+    .pending_bytes = tsr__pnc_pending_bytes,
+    .flush = tsr__pnc_flush,
+    .close = tsr__pnc_close,
+    .abort = tsr__pnc_abort,
+    .file_info = tsr__pnc_file_info,
+    .block_offset = tsr__pnc_block_offset,
+};
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int tsr__pnc_not_built;
+#endif
