@@ -43,7 +43,8 @@ static int a_enddef(tsr_file *f) {
       MPI_SUCCESS)
     return TSR_EMPI;
   if (!s->is_writer) return 0;
-  return tsr__backend_create(f, s->wcomm, f->path, &f->schema, &s->bf);
+  rc = tsr__backend_create(f, s->wcomm, f->path, &f->schema, &s->bf);
+  return rc ? rc : tsr__file_created(f, s->bf, s->writers, s->nwriters);
 }
 
 static int agg_layout(const tsr_decomp *d, const void *arg, tsr__layout *out) {
@@ -66,9 +67,11 @@ static int a_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
     flag = pending > 0 && pending + plan->phases[0].region_elems * (int64_t)es > f->hints.buffer_bytes;
   }
   rc = tsr__agree_flag(f->ctx->comm, rc, &flag);
-  if (!rc && flag && s->is_writer) rc = tsr__backend_flush(f, s->bf);
-  if (!rc) rc = tsr__plan_phase(f, s->bf, plan, 0, &s->bufs, varid, frame, d, buf);
-  return rc;
+  if (rc) return rc;
+  /* A failed drain skips this rank's write, never the exchange others are in. */
+  int werr = flag && s->is_writer ? tsr__backend_flush(f, s->bf) : 0;
+  rc = tsr__plan_phase(f, s->bf, plan, 0, &s->bufs, varid, frame, d, buf, &werr);
+  return rc ? rc : werr;
 }
 
 static int a_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {

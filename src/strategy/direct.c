@@ -17,7 +17,8 @@ static int d_enddef(tsr_file *f) {
   f->sdata = s;
   MPI_Comm comm = f->backend->parallel ? f->ctx->comm : MPI_COMM_SELF;
   if (!f->backend->parallel && f->ctx->size > 1) return TSR_EHINT; /* checked at create too */
-  return tsr__backend_create(f, comm, f->path, &f->schema, &s->bf);
+  int rc = tsr__backend_create(f, comm, f->path, &f->schema, &s->bf);
+  return rc ? rc : tsr__file_created(f, s->bf, NULL, f->ctx->size);
 }
 
 /* Drain the backend's buffer first when this write would overflow it on any

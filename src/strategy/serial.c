@@ -29,7 +29,8 @@ static int s_enddef(tsr_file *f) {
   f->sdata = s;
   s->writer = f->hints.writer;
   if (f->ctx->rank != s->writer) return 0;
-  return tsr__backend_create(f, MPI_COMM_SELF, f->path, &f->schema, &s->bf);
+  int rc = tsr__backend_create(f, MPI_COMM_SELF, f->path, &f->schema, &s->bf);
+  return rc ? rc : tsr__file_created(f, s->bf, &s->writer, 1);
 }
 
 static int s_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
@@ -40,9 +41,10 @@ static int s_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
                          a.esize, 1, serial_layout, &a, &plan);
   if (!rc) rc = tsr__xbufs_fit(&s->bufs, plan, f->ctx->rank == s->writer);
   rc = tsr__agree(f->ctx->comm, rc);
+  int werr = 0;
   for (int p = 0; !rc && p < plan->nphases; p++)
-    rc = tsr__plan_phase(f, s->bf, plan, p, &s->bufs, varid, frame, d, buf);
-  return rc;
+    rc = tsr__plan_phase(f, s->bf, plan, p, &s->bufs, varid, frame, d, buf, &werr);
+  return rc ? rc : werr;
 }
 
 static int s_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {

@@ -97,6 +97,7 @@ static int sp_enddef(tsr_file *f) {
   snprintf(s->path, len, "%s.%04d", f->path, f->ctx->rank);
   int rc = build_piece(f, s);
   if (!rc) rc = tsr__backend_create(f, MPI_COMM_SELF, s->path, &s->piece, &s->bf);
+  if (!rc) rc = tsr__file_created(f, s->bf, NULL, f->ctx->size);
   return rc;
 }
 

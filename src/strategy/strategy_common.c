@@ -22,7 +22,7 @@ void tsr__xbufs_free(tsr__xbufs *b) {
 
 int tsr__plan_phase(tsr_file *f, tsr__bfile *bf, const tsr__plan *plan, int phase,
                     tsr__xbufs *b, int varid, int64_t frame, const tsr_decomp *d,
-                    const void *buf) {
+                    const void *buf, int *write_err) {
   const tsr__exchange *ex = &plan->phases[phase];
   char fill[8];
   tsr__var_fill(&f->schema, varid, fill);
@@ -31,8 +31,8 @@ int tsr__plan_phase(tsr_file *f, tsr__bfile *bf, const tsr__plan *plan, int phas
                              f->hints.exchange_alltoall);
   for (int p = 0; p < ex->nsend; p++)
     if (ex->send[p].peer != f->ctx->rank) f->st.rearranged_bytes += ex->send[p].bytes;
-  for (int t = 0; t < ex->nmybox && !rc; t++)
-    rc = tsr__write_block(f, bf, varid, frame, ex->mybox[t].start, ex->mybox[t].count,
+  for (int t = 0; t < ex->nmybox && !rc && !*write_err; t++)
+    *write_err = tsr__write_block(f, bf, varid, frame, ex->mybox[t].start, ex->mybox[t].count,
                           (char *)b->region + ex->mybox_off[t] * (int64_t)ex->esize,
                           (tsr__memview){NULL, NULL});
   int64_t held = b->region_cap + b->stage_cap + b->send_cap;

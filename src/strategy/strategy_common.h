@@ -15,10 +15,14 @@ typedef struct {
  * one rank cannot leave the others waiting for its messages. */
 int tsr__xbufs_fit(tsr__xbufs *b, const tsr__plan *plan, int is_writer);
 void tsr__xbufs_free(tsr__xbufs *b);
-/* Run one phase of @p plan and, on its writer(s), write the region. */
+/* Run one phase of @p plan and, on its writer(s), write the region unless
+ * *write_err already holds an error; a write error is stored there. The
+ * exchange runs whatever happened before, because the other ranks are in it:
+ * a writer that stopped after a failed write would leave them waiting.
+ * Returns the exchange's status. */
 int tsr__plan_phase(tsr_file *f, tsr__bfile *bf, const tsr__plan *plan, int phase,
                     tsr__xbufs *b, int varid, int64_t frame, const tsr_decomp *d,
-                    const void *buf);
+                    const void *buf, int *write_err);
 /* Variables' start[]/count[] of a tile in the memory box, as a memview. */
 tsr__memview tsr__tile_view(const tsr_decomp *d, int64_t moffset[TSR_MAX_DIMS]);
 

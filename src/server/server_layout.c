@@ -1,0 +1,97 @@
+/* I/O servers: roles and communicators (tsr_init). The layout is checked on
+ * every rank before any communicator is split, so a configuration that does
+ * not fit is one clear TSR_ESERVERS everywhere instead of a hang. */
+#include <stdlib.h>
+
+#include "server/server_proto.h"
+#include "server/servers.h"
+
+/* The layout asked for: io_groups x io_tasks; a missing one defaults to 1. */
+static int check_layout(const tsr__hints *h, int size, tsr__srv_layout *L) {
+  int G = (h->set & TSR__H_IO_GROUPS) ? h->io_groups : 1;
+  int T = (h->set & TSR__H_IO_TASKS) ? h->io_tasks : 1;
+  L->G = G;
+  L->T = T;
+  L->first = h->server_ranks_first;
+  if (G < 1 || T < 1) {
+    TSR_LOG("io_groups=%d io_tasks=%d: both must be at least 1", G, T);
+    return TSR_ESERVERS;
+  }
+  int64_t S = (int64_t)G * T;
+  if (S >= size) {
+    TSR_LOG("io_groups*io_tasks=%lld servers leave no model rank out of %d ranks", (long long)S,
+            size);
+    return TSR_ESERVERS;
+  }
+  L->S = (int)S;
+  L->M = size - L->S;
+  if (L->M < T) {
+    /* Each server of a group needs at least one client. */
+    TSR_LOG("io_tasks=%d exceeds the %d model ranks", T, L->M);
+    return TSR_ESERVERS;
+  }
+  return 0;
+}
+
+int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm *model_comm,
+                      int *is_server) {
+  *is_server = 0;
+  int size, rank;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  tsr__srv_layout L = {.wcomm = MPI_COMM_NULL};
+  int rc = tsr__agree(comm, check_layout(h, size, &L));
+  if (rc) return rc;
+
+  /* Role and index: servers are [0, S) or [M, size) of comm. */
+  int sbase = L.first ? 0 : L.M, mbase = L.first ? L.S : 0;
+  int server = rank >= sbase && rank < sbase + L.S;
+  int index = server ? rank - sbase : rank - mbase;
+  int g = server ? index / L.T : 0;
+
+  /* A private duplicate for model<->server traffic: its messages never match
+   * the model's own, and MPI errors come back as codes. */
+  rc = MPI_Comm_dup(comm, &L.wcomm) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  if (!rc) MPI_Comm_set_errhandler(L.wcomm, MPI_ERRORS_RETURN);
+  /* One split gives the model communicator (color 0, ordered by model index,
+   * so ctx->rank == m) and each group's communicator (color 1 + g). */
+  MPI_Comm part = MPI_COMM_NULL;
+  if (MPI_Comm_split(comm, server ? 1 + g : 0, index, &part) != MPI_SUCCESS) rc = TSR_EMPI;
+  if (!rc && server) MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
+  struct tsr__server_client *cl = NULL;
+  if (!rc && !server) {
+    cl = calloc(1, sizeof *cl);
+    if (!cl) rc = TSR_ENOMEM;
+    else {
+      cl->L = L;
+      cl->m = index;
+    }
+  }
+  rc = tsr__agree(comm, rc);
+  if (rc) {
+    free(cl);
+    if (part != MPI_COMM_NULL) MPI_Comm_free(&part);
+    if (L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&L.wcomm);
+    return rc;
+  }
+  if (!server) {
+    ctx->servers = cl;
+    *model_comm = part;
+    return 0;
+  }
+
+  tsr__srv_server s = {.L = L, .g = g, .t = index % L.T, .index = index, .gcomm = part};
+  s.blo = tsr__srv_block_lo(&L, s.t);
+  s.bhi = tsr__srv_block_lo(&L, s.t + 1);
+  /* The root's op stream comes from model rank 0, which is also the first
+   * client of task 0 and the only sender of replicated data. */
+  s.c0 = tsr__srv_model_rank(&L, s.blo);
+  *is_server = 1;
+  rc = tsr__srv_serve(&s);
+  MPI_Comm_free(&s.gcomm);
+  MPI_Comm_free(&s.L.wcomm);
+  /* The model ranks learned any error through their replies: a server that
+   * finished serving returns 0, like tsr_init on a model rank. */
+  if (rc) TSR_LOG("server %d: %s", s.index, tsr_errname(rc));
+  return 0;
+}
