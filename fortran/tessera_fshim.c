@@ -1,0 +1,62 @@
+/* C side of the Fortran module: converts Fortran MPI handles and gives each
+ * element type its own entry point, so Fortran interfaces never share a C
+ * binding label. Fortran order (fastest dimension first, 1-based starts) is
+ * converted here, once. */
+#include <string.h>
+
+#include "tessera.h"
+
+int tsr_f_init(MPI_Fint comm, const char *hints, tsr_ctx **ctx, MPI_Fint *model) {
+  MPI_Comm mc = MPI_COMM_NULL;
+  int rc = tsr_init(MPI_Comm_f2c(comm), hints, ctx, &mc);
+  *model = mc == MPI_COMM_NULL ? MPI_Comm_c2f(MPI_COMM_NULL) : MPI_Comm_c2f(mc);
+  return rc;
+}
+
+/* Reverse a Fortran-ordered array into C order, shifting by @p shift. */
+static void reverse(int n, const int64_t *in, int64_t *out, int64_t shift) {
+  for (int i = 0; i < n; i++) out[i] = in[n - 1 - i] + shift;
+}
+
+int tsr_f_decomp_box(tsr_ctx *ctx, int ndims, const int64_t *gsize, const int64_t *start,
+                     const int64_t *count, const int64_t *mstart, const int64_t *mcount,
+                     int have_mem, tsr_decomp **d) {
+  int64_t g[TSR_MAX_DIMS] = {0}, s[TSR_MAX_DIMS] = {0}, c[TSR_MAX_DIMS] = {0};
+  int64_t ms[TSR_MAX_DIMS] = {0}, mc[TSR_MAX_DIMS] = {0};
+  if (ndims < 1 || ndims > TSR_MAX_DIMS) return tsr_decomp_box(ctx, ndims, g, s, c, NULL, NULL, d);
+  reverse(ndims, gsize, g, 0);
+  reverse(ndims, start, s, -1);
+  reverse(ndims, count, c, 0);
+  if (have_mem) {
+    reverse(ndims, mstart, ms, -1);
+    reverse(ndims, mcount, mc, 0);
+  }
+  return tsr_decomp_box(ctx, ndims, g, s, c, have_mem ? ms : NULL, have_mem ? mc : NULL, d);
+}
+
+int tsr_f_def_var(tsr_file *f, const char *name, int type, int ndims, const int *dimids,
+                  int *varid) {
+  int ids[TSR_MAX_DIMS];
+  for (int i = 0; i < ndims && i < TSR_MAX_DIMS; i++) ids[i] = dimids[ndims - 1 - i];
+  return tsr_def_var(f, name, (tsr_type)type, ndims, ids, varid);
+}
+
+/* Frames are 1-based in Fortran, as in NetCDF-Fortran. */
+int tsr_f_put_float(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const float *b) {
+  return tsr_put(f, varid, frame - 1, d, b);
+}
+int tsr_f_put_double(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const double *b) {
+  return tsr_put(f, varid, frame - 1, d, b);
+}
+int tsr_f_put_int(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const int *b) {
+  return tsr_put(f, varid, frame - 1, d, b);
+}
+int tsr_f_put_global_text(tsr_file *f, int varid, int64_t frame, const char *b) {
+  return tsr_put_global(f, varid, frame - 1, b);
+}
+int tsr_f_put_global_float(tsr_file *f, int varid, int64_t frame, const float *b) {
+  return tsr_put_global(f, varid, frame - 1, b);
+}
+int tsr_f_put_att(tsr_file *f, int varid, const char *name, int type, int64_t n, const void *v) {
+  return tsr_put_att(f, varid, name, (tsr_type)type, (size_t)n, v);
+}

@@ -1,0 +1,114 @@
+"""tessera tune: search space, hint strings, --space files, rules."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "tune"))
+import tune_helpers  # noqa: E402,F401  (sets sys.path for the tessera package)
+
+import pytest  # noqa: E402
+
+from tessera.tune_rules import diagnose  # noqa: E402
+from tessera.tune_space import (GIB, KIB, MIB, RunShape, SpaceError,  # noqa: E402
+                                build_space, format_size, parse_size, record_matches)
+
+
+def test_sizes_round_trip():
+    assert parse_size("16m") == 16 * MIB
+    assert parse_size("4K") == 4 * KIB
+    assert parse_size("1g") == GIB
+    assert parse_size(1234) == 1234
+    assert format_size(64 * MIB) == "64m"
+    assert format_size(GIB) == "1g"
+    assert format_size(1000) == "1000"
+    with pytest.raises(SpaceError):
+        parse_size("lots")
+
+
+def test_ranges_follow_the_run():
+    space = build_space(RunShape(ranks=8, file_bytes=256 * MIB, total_bytes=512 * MIB))
+    assert space.knobs["aggregators"].values == (1, 2, 4, 8)
+    assert space.knobs["aggregators"].default == 2          # ranks/4, src/core/hints.h
+    assert max(space.knobs["cb_buffer_size"].values) == 256 * MIB
+    assert "servers" not in space.strategies                 # no --ranks-for-servers
+    small = build_space(RunShape(ranks=3, file_bytes=100 * KIB, total_bytes=100 * KIB))
+    assert small.knobs["aggregators"].values == (1, 2, 3)
+    assert max(small.knobs["cb_buffer_size"].values) == 16 * MIB
+    servers = build_space(RunShape(ranks=8, server_ranks=4))
+    assert "servers" in servers.strategies
+    assert servers.knobs["io_groups"].values == (1, 2, 3, 4)
+
+
+def test_hint_strings():
+    space = build_space(RunShape(ranks=8, file_bytes=GIB))
+    cfg = space.make("aggregate", {"aggregators": 4, "cb_buffer_size": 16 * MIB,
+                                   "buffer_bytes": 256 * MIB})
+    # Tessera's own sizes take suffixes; MPI-IO pass-through keys get plain bytes.
+    assert space.hints(cfg) == \
+        "strategy=aggregate:aggregators=4:cb_buffer_size=16777216:buffer_bytes=256m"
+    # Setting a knob to the library default drops it: one spelling per configuration.
+    assert space.with_value(cfg, "aggregators", 2).get("aggregators") is None
+    fixed = build_space(RunShape(ranks=8), fixed="format=cdf5")
+    assert fixed.hints(fixed.start_config("direct")) == "format=cdf5:strategy=direct"
+    assert fixed.hints(fixed.baseline_config()) == "format=cdf5"
+    globbed = build_space(RunShape(ranks=8), glob="wrfout*")
+    assert globbed.hints(globbed.start_config("split")) == "wrfout*:strategy=split"
+    assert record_matches({"file": "run/wrfout_d01"}, "wrfout*")
+    assert not record_matches({"file": "run/wrfrst_d01"}, "wrfout*")
+
+
+def test_neighbours_and_validity():
+    space = build_space(RunShape(ranks=8, file_bytes=GIB, server_ranks=2))
+    start = space.start_config("aggregate")
+    assert space.neighbours(start, "aggregators", +1) == [4]
+    assert space.neighbours(start, "aggregators", -1) == [1]
+    assert space.neighbours(start, "exchange", 0) == ["alltoall"]
+    # Unknown library default (ROMIO cb_nodes): smallest down, middle up.
+    assert space.neighbours(start, "cb_nodes", -1) == [1]
+    assert space.neighbours(start, "cb_nodes", +1) == [4]
+    assert not space.valid(space.make("aggregate", {"aggregators": 8, "stride": 2}))
+    assert space.valid(space.make("aggregate", {"aggregators": 4, "stride": 2}))
+    assert not space.valid(space.make("servers", {"io_groups": 2, "io_tasks": 2}))
+    assert space.hints(space.start_config("servers")) == "strategy=servers:io_groups=1:io_tasks=2"
+
+
+def test_space_file(tmp_path):
+    from tessera.tune_space import load_space_file
+
+    f = tmp_path / "space.toml"
+    f.write_text('strategies = ["aggregate", "direct"]\nfixed = "format=cdf5"\n'
+                 '[knobs.aggregators]\nvalues = [2, 4]\n'
+                 '[knobs.cb_buffer_size]\nmin = "4m"\nmax = "16m"\n'
+                 '[knobs.stride]\nenabled = false\n'
+                 '[knobs.romio_cb_write]\nvalues = ["enable", "disable"]\n'
+                 'strategies = ["aggregate"]\n')
+    space = build_space(RunShape(ranks=8, file_bytes=GIB), overrides=load_space_file(str(f)))
+    assert space.strategies == ["aggregate", "direct"]
+    assert space.knobs["aggregators"].values == (2, 4)
+    assert space.knobs["cb_buffer_size"].values == (4 * MIB, 16 * MIB)
+    assert "stride" not in space.knobs
+    assert "romio_cb_write" in space.knobs_for("aggregate")
+    assert "romio_cb_write" not in space.knobs_for("direct")
+    assert space.fixed == "format=cdf5"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[knobs.aggregators]\nvalues = []\n")
+    with pytest.raises(SpaceError):
+        build_space(RunShape(ranks=8), overrides=load_space_file(str(bad)))
+    with pytest.raises(SpaceError):
+        build_space(RunShape(ranks=8), strategies=["servers"])  # needs --ranks-for-servers
+
+
+def test_rules_follow_expbb():
+    small = {"writes": 1000, "bytes_written": 1000 * 64 * KIB, "small_writes": 1000,
+             "not_aligned": 900, "model_ranks": 8, "writers": 2, "writer_max": 1.0,
+             "writer_mean": 0.9, "blocked_max": 1.2}
+    knobs = [(a.knob, a.direction) for a in diagnose(small, "aggregate")]
+    assert knobs[0] == ("cb_buffer_size", +1)          # small requests: larger buffers
+    assert ("alignment", +1) in knobs                  # misaligned: alignment
+    busy = {"writes": 10, "bytes_written": 10 * 8 * MIB, "model_ranks": 8, "writers": 1,
+            "writer_max": 2.0, "writer_mean": 2.0, "blocked_max": 2.2}
+    assert ("aggregators", +1) in [(a.knob, a.direction) for a in diagnose(busy, "aggregate")]
+    blocked = {"writes": 10, "bytes_written": 10 * 8 * MIB, "model_ranks": 8, "writers": 2,
+               "writer_max": 0.5, "writer_mean": 0.5, "blocked_max": 3.0}
+    first = diagnose(blocked, "servers")[0]
+    assert (first.knob, first.direction) == ("io_groups", +1)   # more servers
+    assert diagnose({}, "direct") == []
