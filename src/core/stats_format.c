@@ -148,10 +148,10 @@ void tsr__stats_text(const tsr__stats_summary *s, FILE *out) {
   tsr__sbuf_printf(&b, "\n%s   data: %lld bytes (%s), %lld frames, %lld variables\n", p,
                    (long long)s->bytes, human((double)s->bytes, h1, sizeof h1),
                    (long long)s->frames, (long long)s->variables);
-  tsr__sbuf_printf(&b, "%s   blocked s: min %.4f max %.4f mean %.4f | writer s: min %.4f max %.4f "
-                       "mean %.4f | first put to close %.4f s\n",
-                   p, s->blocked[0], s->blocked[1], s->blocked[2], s->writer[0], s->writer[1],
-                   s->writer[2], s->first_put_to_close);
+  tsr__sbuf_printf(&b, "%s   time s: model blocked min %.4f max %.4f mean %.4f; first put to close %.4f\n",
+                   p, s->blocked[0], s->blocked[1], s->blocked[2], s->first_put_to_close);
+  tsr__sbuf_printf(&b, "%s   time s: writers min %.4f max %.4f mean %.4f\n", p, s->writer[0],
+                   s->writer[1], s->writer[2]);
   tsr__sbuf_printf(&b, "%s   write requests: %lld, %lld bytes (mean %s); ", p,
                    (long long)s->writes, (long long)s->bytes_written,
                    human(s->writes ? (double)s->bytes_written / (double)s->writes : 0, h1, sizeof h1));

@@ -1,0 +1,170 @@
+"""Advice from one statistics record: the patterns Darshan-based tools (Drishti,
+DXT Explorer) flag, each with the Tessera hint to try (docs/statistics.md).
+
+Every rule takes a record as written by tsr_close (docs/stats-format.md) and
+returns None or an Advice. Thresholds are module constants so that the docs
+and the tests name the same numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1 << 20
+#: Requests below this size are "small" (Darshan's buckets up to 100K_1M).
+SMALL_REQUEST = MIB
+SMALL_BUCKETS = ("TSR_SIZE_WRITE_0_100", "TSR_SIZE_WRITE_100_1K", "TSR_SIZE_WRITE_1K_10K",
+                 "TSR_SIZE_WRITE_10K_100K", "TSR_SIZE_WRITE_100K_1M")
+#: Share of requests that must be small / misaligned to flag the file.
+SMALL_SHARE = 0.5
+MISALIGNED_SHARE = 0.5
+#: "One writer doing all the work" needs at least this many model ranks.
+MANY_RANKS = 4
+#: ... or when the busiest writer has this share of all writer time.
+BUSIEST_SHARE = 0.8
+#: Model blocked longer than the writers wrote: by this factor and this many seconds.
+BLOCKED_FACTOR = 1.5
+BLOCKED_MARGIN_S = 0.05
+#: A writer pattern matters only when the writers spent at least this long.
+MIN_SECONDS = 0.05
+
+
+@dataclass
+class Advice:
+    rule: str      # small-requests | misaligned | one-writer | blocked
+    message: str   # what was seen, with the figures
+    hint: str      # what to try (a TESSERA_HINTS fragment or a strategy)
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "message": self.message, "hint": self.hint}
+
+
+def num(value, default=0):
+    """A JSON number, or @p default for anything else (bool, None, strings)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return value
+
+
+def part(rec: dict, name: str, which: str = "max") -> float:
+    v = rec.get(name)
+    return float(num(v.get(which) if isinstance(v, dict) else v, 0))
+
+
+def counters(rec: dict) -> dict:
+    c = rec.get("counters")
+    return c if isinstance(c, dict) else {}
+
+
+def human(n: float) -> str:
+    for unit in ("", "K", "M", "G", "T"):
+        if abs(n) < 1024 or unit == "T":
+            return f"{n:.0f}{unit}" if unit == "" else f"{n:.1f}{unit}"
+        n /= 1024.0
+    return f"{n:.1f}T"
+
+
+def size_hint(n: int) -> str:
+    """A size as a hint value: 1048576 -> 1m, 65536 -> 64k."""
+    if n % MIB == 0:
+        return f"{n // MIB}m"
+    if n % 1024 == 0:
+        return f"{n // 1024}k"
+    return str(n)
+
+
+def suggested_aggregators(ranks: int) -> int:
+    """The aggregate strategy's default: a quarter of the ranks, at least 2."""
+    return max(2, ranks // 4)
+
+
+def small_requests(rec: dict) -> Advice | None:
+    c = counters(rec)
+    writes = int(num(c.get("TSR_WRITES")))
+    writers = max(1, int(num(rec.get("writers"), 1)))
+    if writes <= writers:  # one request per writer cannot be merged further
+        return None
+    small = sum(int(num(c.get(k))) for k in SMALL_BUCKETS)
+    written = num(c.get("TSR_BYTES_WRITTEN"))
+    mean = written / writes
+    # Writers with less than 1 MiB each to write cannot do better.
+    if small / writes <= SMALL_SHARE or mean >= SMALL_REQUEST or written / writers < SMALL_REQUEST:
+        return None
+    strategy = rec.get("strategy")
+    if strategy == "direct":
+        hint = (f"strategy=aggregate:aggregators={suggested_aggregators(int(num(rec.get('model_ranks'), 1)))}"
+                " (fewer, larger requests), or cb_buffer_size=16m for MPI-IO's two-phase buffers")
+    elif strategy == "serial":
+        hint = "slab_bytes=256m (larger slabs), or strategy=aggregate"
+    elif strategy == "aggregate":
+        hint = "buffer_bytes=512m (more data per drain), or fewer aggregators"
+    else:
+        hint = "buffer_bytes=512m, strategy=aggregate, or cb_buffer_size=16m"
+    return Advice("small-requests",
+                  f"{small} of {writes} write requests are smaller than 1 MiB "
+                  f"(mean {human(mean)}B)", hint)
+
+
+def misaligned(rec: dict) -> Advice | None:
+    c = counters(rec)
+    known = int(num(c.get("TSR_WRITES_WITH_OFFSET"), num(c.get("TSR_WRITES"))))
+    bad = int(num(c.get("TSR_FILE_NOT_ALIGNED")))
+    align = int(num(c.get("TSR_FILE_ALIGNMENT"), num(rec.get("stripe_size"), MIB))) or MIB
+    # A file smaller than one stripe cannot be aligned: say nothing.
+    if known <= 0 or bad / known <= MISALIGNED_SHARE or num(c.get("TSR_BYTES_WRITTEN")) < align:
+        return None
+    hint = f"striping_unit={size_hint(align)} with writers that own whole stripes (strategy=aggregate)"
+    if rec.get("backend") == "pnetcdf":
+        hint = f"nc_var_align_size={size_hint(align)} (start variables on a stripe), striping_unit={size_hint(align)}"
+    return Advice("misaligned",
+                  f"{bad} of {known} write requests do not start on a {human(align)}B boundary",
+                  hint)
+
+
+def one_writer(rec: dict) -> Advice | None:
+    ranks = int(num(rec.get("model_ranks"), 1))
+    writers = int(num(rec.get("writers"), 0))
+    if ranks < MANY_RANKS or rec.get("writers_on") == "io_servers" or rec.get("io_ranks"):
+        return None
+    cb = rec.get("mpiio_cb_nodes")
+    if part(rec, "writer_s", "max") < MIN_SECONDS:  # too little writing to matter
+        return None
+    if writers == 1:
+        return Advice("one-writer",
+                      f"one writer does all the work for {ranks} model ranks",
+                      f"strategy=aggregate:aggregators={suggested_aggregators(ranks)}")
+    if rec.get("strategy") == "direct" and isinstance(cb, int) and cb == 1:
+        return Advice("one-writer",
+                      f"MPI-IO reports cb_nodes=1: one aggregator writes for {ranks} ranks",
+                      f"cb_nodes={suggested_aggregators(ranks)}")
+    wmax, wmean = part(rec, "writer_s", "max"), part(rec, "writer_s", "mean")
+    if writers > 1 and wmax > 0.1 and wmax > BUSIEST_SHARE * wmean * writers:
+        return Advice("one-writer",
+                      f"the busiest of {writers} writers took {wmax:.3f} s of "
+                      f"{wmean * writers:.3f} s writer time in all",
+                      "stride=<ranks per node> or more aggregators, to spread the writers")
+    return None
+
+
+def blocked(rec: dict) -> Advice | None:
+    bmax, wmax = part(rec, "blocked_s", "max"), part(rec, "writer_s", "max")
+    if bmax <= wmax * BLOCKED_FACTOR or bmax - wmax <= BLOCKED_MARGIN_S:
+        return None
+    hint = "strategy=servers (with io_groups and io_tasks at tsr_init) or buffer_bytes=512m"
+    if rec.get("strategy") == "servers":
+        hint = "more io_groups, or server_pick=idle, or buffer_bytes=512m"
+    return Advice("blocked",
+                  f"model ranks were blocked up to {bmax:.3f} s, writers wrote only {wmax:.3f} s",
+                  hint)
+
+
+RULES = (small_requests, misaligned, one_writer, blocked)
+
+
+def advise(rec: dict) -> list:
+    """Every rule that fires on @p rec, in a fixed order."""
+    out = []
+    for rule in RULES:
+        a = rule(rec)
+        if a is not None:
+            out.append(a)
+    return out
