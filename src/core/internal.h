@@ -83,6 +83,10 @@ struct tsr_file {
   const tsr__strategy_ops *strategy;
   const tsr__backend_ops *backend;
   tsr__schema schema;
+  /* The schema the backend file was created with, when a strategy lays the
+   * file out differently (split pieces); NULL = schema. Backend variable ids
+   * passed to tsr__write_block refer to it. */
+  const tsr__schema *backend_schema;
   int in_define; /* 1 in define mode */
   void *sdata;   /* strategy-private state */
   int last_err;

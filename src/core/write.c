@@ -24,7 +24,8 @@ int tsr__backend_create(tsr_file *f, MPI_Comm comm, const char *path, const tsr_
 
 int tsr__write_block(tsr_file *f, tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                      const int64_t count[], const void *buf, tsr__memview mem) {
-  const tsr__var *v = &f->schema.vars[varid];
+  const tsr__schema *bs = f->backend_schema ? f->backend_schema : &f->schema;
+  const tsr__var *v = &bs->vars[varid];
   int nd = v->ndims - (v->is_record ? 1 : 0);
   int64_t elems = 1;
   for (int i = 0; i < nd; i++) elems *= count[i];

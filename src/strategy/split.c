@@ -96,6 +96,7 @@ static int sp_enddef(tsr_file *f) {
   if (!s->path) return TSR_ENOMEM;
   snprintf(s->path, len, "%s.%04d", f->path, f->ctx->rank);
   int rc = build_piece(f, s);
+  f->backend_schema = &s->piece; /* write requests use the piece's variable ids */
   if (!rc) rc = tsr__backend_create(f, MPI_COMM_SELF, s->path, &s->piece, &s->bf);
   if (!rc) rc = tsr__file_created(f, s->bf, NULL, f->ctx->size);
   return rc;
@@ -130,7 +131,8 @@ static int sp_put_global(tsr_file *f, int varid, int64_t frame, const void *buf)
 
 static int sp_flush(tsr_file *f) { return tsr__backend_flush(f, ((split_state *)f->sdata)->bf); }
 
-static void sp_free(split_state *s) {
+static void sp_free(tsr_file *f, split_state *s) {
+  f->backend_schema = NULL;
   tsr__schema_free(&s->piece);
   free(s->piece_var);
   free(s->path);
@@ -140,7 +142,7 @@ static void sp_free(split_state *s) {
 static int sp_close(tsr_file *f) {
   split_state *s = f->sdata;
   int rc = tsr__backend_close(f, s->bf);
-  sp_free(s);
+  sp_free(f, s);
   f->sdata = NULL;
   return rc;
 }
@@ -149,7 +151,7 @@ static void sp_abort(tsr_file *f) {
   split_state *s = f->sdata;
   if (!s) return;
   if (s->bf) f->backend->abort(s->bf, s->path);
-  sp_free(s);
+  sp_free(f, s);
   f->sdata = NULL;
 }
 

@@ -1,0 +1,269 @@
+/* Process grid, tiles, one Tessera decomposition per distinct variable
+ * shape, and the model's halo'd arrays (WRF's ims..ime around its..ite). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+int bench_grid_setup(bench_grid *g, MPI_Comm comm, const bench_config *c, char *err,
+                     size_t errlen) {
+  memset(g, 0, sizeof *g);
+  g->comm = comm;
+  MPI_Comm_rank(comm, &g->rank);
+  MPI_Comm_size(comm, &g->size);
+  int px = c->px, py = c->py;
+  if (px && py) {
+    if (px * py != g->size) {
+      snprintf(err, errlen, "process grid %d x %d does not match %d model ranks", px, py, g->size);
+      return -1;
+    }
+  } else if (px || py) {
+    int given = px ? px : py;
+    if (g->size % given != 0) {
+      snprintf(err, errlen, "%s = %d does not divide %d model ranks", px ? "px" : "py", given,
+               g->size);
+      return -1;
+    }
+    if (px)
+      py = g->size / px;
+    else
+      px = g->size / py;
+  } else {
+    int dims[2] = {0, 0};
+    MPI_Dims_create(g->size, 2, dims); /* dims[0] >= dims[1] */
+    px = c->nx >= c->ny ? dims[0] : dims[1];
+    py = c->nx >= c->ny ? dims[1] : dims[0];
+  }
+  if (px > c->nx || py > c->ny) {
+    snprintf(err, errlen, "process grid %d x %d is larger than the domain %d x %d", px, py, c->nx,
+             c->ny);
+    return -1;
+  }
+  g->px = px;
+  g->py = py;
+  g->cx = g->rank % px;
+  g->cy = g->rank / px;
+  g->west = g->cx > 0 ? g->rank - 1 : MPI_PROC_NULL;
+  g->east = g->cx < px - 1 ? g->rank + 1 : MPI_PROC_NULL;
+  g->south = g->cy > 0 ? g->rank - px : MPI_PROC_NULL;
+  g->north = g->cy < py - 1 ? g->rank + px : MPI_PROC_NULL;
+  g->nx = c->nx;
+  g->ny = c->ny;
+  g->nz = c->nz;
+  return 0;
+}
+
+void bench_tile(int64_t n, int p, int c, int stag, int64_t *start, int64_t *count) {
+  int64_t base = n / p, rem = n % p;
+  *start = c * base + (c < rem ? c : rem);
+  *count = base + (c < rem ? 1 : 0);
+  if (stag && c == p - 1) *count += 1;
+}
+
+/* Non-record dimensions of a variable. */
+static int var_dims(const bench_schema *s, const bench_var *v, int dimids[]) {
+  int first = bench_var_is_record(s, v) ? 1 : 0, n = 0;
+  for (int i = first; i < v->ndims; i++) dimids[n++] = v->dimids[i];
+  return n;
+}
+
+static void build_shape(const bench_run *run, bench_shape *sh, int ndims, const int dimids[]) {
+  const bench_schema *s = &run->schema;
+  const bench_grid *g = &run->grid;
+  memset(sh, 0, sizeof *sh);
+  sh->ndims = ndims;
+  sh->xdim = sh->ydim = -1;
+  int64_t mem = 1, tile = 1, glob = 1;
+  for (int d = 0; d < ndims; d++) {
+    const bench_dim *dim = &s->dims[dimids[d]];
+    sh->dimids[d] = dimids[d];
+    sh->gsize[d] = dim->len;
+    int horiz = 0;
+    if (dim->kind == BD_X || dim->kind == BD_X_STAG) {
+      bench_tile(g->nx, g->px, g->cx, dim->kind == BD_X_STAG, &sh->start[d], &sh->count[d]);
+      sh->xdim = d;
+      horiz = 1;
+    } else if (dim->kind == BD_Y || dim->kind == BD_Y_STAG) {
+      bench_tile(g->ny, g->py, g->cy, dim->kind == BD_Y_STAG, &sh->start[d], &sh->count[d]);
+      sh->ydim = d;
+      horiz = 1;
+    } else {
+      sh->start[d] = 0;
+      sh->count[d] = dim->len;
+    }
+    sh->mstart[d] = sh->start[d] - (horiz ? BENCH_HALO : 0);
+    sh->mcount[d] = sh->count[d] + (horiz ? 2 * BENCH_HALO : 0);
+  }
+  /* A variable along one horizontal axis only is owned by the first row
+   * (or column) of the process grid, so that tiles never overlap. */
+  if ((sh->ydim < 0 && g->cy != 0) || (sh->xdim < 0 && g->cx != 0))
+    for (int d = 0; d < ndims; d++) sh->count[d] = 0;
+  for (int d = 0; d < ndims; d++) {
+    mem *= sh->mcount[d];
+    tile *= sh->count[d];
+    glob *= sh->gsize[d];
+  }
+  sh->mem_elems = mem;
+  sh->tile_elems = tile;
+  sh->global_elems = glob;
+  sh->std = ndims >= 2 && sh->ydim == ndims - 2 && sh->xdim == ndims - 1;
+  for (int e = 0; e < 2; e++)
+    for (int t = 0; t < 8; t++) sh->halo[e][t] = MPI_DATATYPE_NULL;
+}
+
+static int find_shape(const bench_run *run, int ndims, const int dimids[]) {
+  for (int i = 0; i < run->nshapes; i++) {
+    const bench_shape *sh = &run->shapes[i];
+    if (sh->ndims == ndims && memcmp(sh->dimids, dimids, sizeof(int) * (size_t)ndims) == 0)
+      return i;
+  }
+  return -1;
+}
+
+int bench_fields_setup(bench_run *run) {
+  const bench_schema *s = &run->schema;
+  run->nfields = s->nvars;
+  run->fields = calloc((size_t)s->nvars + 1, sizeof *run->fields);
+  run->shapes = calloc((size_t)s->nvars + 1, sizeof *run->shapes);
+  if (!run->fields || !run->shapes) return TSR_ENOMEM;
+  int local_fail = 0;
+  size_t scratch = 0;
+  for (int v = 0; v < s->nvars; v++) {
+    const bench_var *var = &s->vars[v];
+    bench_field *f = &run->fields[v];
+    int dimids[TSR_MAX_DIMS];
+    int nd = var_dims(s, var, dimids);
+    f->var = v;
+    f->record = bench_var_is_record(s, var);
+    f->esize = bench_type_size(var->type);
+    f->shape = -1;
+    f->check_id = -1;
+    if (bench_var_is_decomposed(s, var)) {
+      int sh = find_shape(run, nd, dimids);
+      if (sh < 0) {
+        sh = run->nshapes++;
+        build_shape(run, &run->shapes[sh], nd, dimids);
+      }
+      f->shape = sh;
+      f->check_id = run->ndecomposed++;
+      f->nelems = run->shapes[sh].mem_elems;
+      f->stepped = run->shapes[sh].std && (var->type == TSR_FLOAT || var->type == TSR_DOUBLE);
+      if (f->stepped && (size_t)f->nelems * f->esize > scratch) scratch = (size_t)f->nelems * f->esize;
+    } else {
+      int64_t n = 1;
+      for (int d = 0; d < nd; d++) n *= s->dims[dimids[d]].len;
+      f->nelems = n;
+    }
+    f->buf = calloc((size_t)(f->nelems > 0 ? f->nelems : 1), f->esize);
+    if (!f->buf) local_fail = 1;
+  }
+  run->scratch_bytes = scratch;
+  run->scratch = malloc(scratch ? scratch : 1);
+  if (!run->scratch) local_fail = 1;
+  int any_fail = 0;
+  MPI_Allreduce(&local_fail, &any_fail, 1, MPI_INT, MPI_MAX, run->grid.comm);
+  if (any_fail) return TSR_ENOMEM;
+  /* Decompositions: one per distinct shape, created in the same order on every rank. */
+  for (int i = 0; i < run->nshapes; i++) {
+    bench_shape *sh = &run->shapes[i];
+    double t0 = MPI_Wtime();
+    int rc = tsr_decomp_box(run->ctx, sh->ndims, sh->gsize, sh->start, sh->count, sh->mstart,
+                            sh->mcount, &sh->d);
+    run->tm.blocked_s += MPI_Wtime() - t0;
+    if (rc != 0) {
+      snprintf(run->err, sizeof run->err, "tsr_decomp_box (shape %d of %d, %d dims): %s", i + 1,
+               run->nshapes, sh->ndims, tsr_strerror(rc));
+      return rc;
+    }
+  }
+  return 0;
+}
+
+void bench_fields_free(bench_run *run) {
+  for (int i = 0; i < run->nshapes; i++) {
+    bench_shape *sh = &run->shapes[i];
+    tsr_decomp_free(&sh->d);
+    for (int e = 0; e < 2; e++)
+      for (int t = 0; t < 8; t++)
+        if (sh->halo[e][t] != MPI_DATATYPE_NULL) MPI_Type_free(&sh->halo[e][t]);
+  }
+  for (int v = 0; v < run->nfields; v++) free(run->fields[v].buf);
+  free(run->fields);
+  free(run->shapes);
+  free(run->scratch);
+  run->fields = NULL;
+  run->shapes = NULL;
+  run->scratch = NULL;
+  run->nfields = run->nshapes = 0;
+}
+
+void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, void *arg) {
+  int nd = sh->ndims;
+  int64_t lo[TSR_MAX_DIMS], cnt[TSR_MAX_DIMS], idx[TSR_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    lo[d] = tile_only ? sh->start[d] : sh->mstart[d];
+    cnt[d] = tile_only ? sh->count[d] : sh->mcount[d];
+    if (cnt[d] <= 0) return;
+    idx[d] = lo[d];
+  }
+  for (;;) {
+    int64_t moff = 0;
+    for (int d = 0; d < nd; d++) moff = moff * sh->mcount[d] + (idx[d] - sh->mstart[d]);
+    fn(arg, sh, moff, idx, cnt[nd - 1]);
+    int d = nd - 2;
+    for (; d >= 0; d--) {
+      if (++idx[d] < lo[d] + cnt[d]) break;
+      idx[d] = lo[d];
+    }
+    if (d < 0) return;
+  }
+}
+
+void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, int64_t *j,
+                     int64_t *i) {
+  int64_t kk = 0;
+  for (int d = 0; d < sh->ndims; d++)
+    if (d != sh->xdim && d != sh->ydim) kk = kk * sh->gsize[d] + gidx[d];
+  *k = kk;
+  *j = sh->ydim >= 0 ? gidx[sh->ydim] : 0;
+  *i = sh->xdim >= 0 ? gidx[sh->xdim] : 0;
+}
+
+typedef struct {
+  bench_field *f;
+  tsr_type type;
+} init_arg;
+
+/* A smooth initial state: a warm bubble over a stratified background. */
+static void init_row(void *argp, const bench_shape *sh, int64_t moff, const int64_t gidx[],
+                     int64_t n) {
+  init_arg *a = argp;
+  int64_t g[TSR_MAX_DIMS];
+  memcpy(g, gidx, sizeof(int64_t) * (size_t)sh->ndims);
+  int last = sh->ndims - 1;
+  for (int64_t e = 0; e < n; e++) {
+    g[last] = gidx[last] + e;
+    int64_t k, j, i;
+    bench_shape_kji(sh, g, &k, &j, &i);
+    double x = (double)(i % 64) - 32.0, y = (double)(j % 64) - 32.0;
+    double val = 280.0 + 0.5 * (double)k + 10.0 / (1.0 + 0.01 * (x * x + y * y)) +
+                 (double)a->f->check_id;
+    switch (a->type) {
+    case TSR_FLOAT: ((float *)a->f->buf)[moff + e] = (float)val; break;
+    case TSR_DOUBLE: ((double *)a->f->buf)[moff + e] = val; break;
+    case TSR_INT: ((int *)a->f->buf)[moff + e] = (int)((i / 8 + j / 8) % 20) + 1; break;
+    case TSR_CHAR: break;
+    }
+  }
+}
+
+void bench_fields_init(bench_run *run) {
+  for (int v = 0; v < run->nfields; v++) {
+    bench_field *f = &run->fields[v];
+    if (f->shape < 0) continue;
+    init_arg a = {f, run->schema.vars[v].type};
+    bench_shape_rows(&run->shapes[f->shape], 0, init_row, &a);
+  }
+  bench_globals_fill(run, 0);
+}

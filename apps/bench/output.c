@@ -1,0 +1,180 @@
+/* History output through Tessera: WRF file names, one file per output time
+ * (or --frames-per-file), the schema defined once per file, and every field
+ * handed over from the model's halo'd arrays without a copy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* Time a Tessera call into the blocked-time total; leave on error. */
+#define TSR_TIMED(run, rc, call)                                                            \
+  do {                                                                                      \
+    double t0_ = MPI_Wtime();                                                               \
+    (rc) = (call);                                                                          \
+    (run)->tm.blocked_s += MPI_Wtime() - t0_;                                               \
+  } while (0)
+
+static int report(bench_run *run, int rc, const char *call, const char *what) {
+  if (rc == 0) return 0;
+  int code = 0;
+  const char *msg = NULL;
+  if (run->file) tsr_backend_error(run->file, &code, &msg);
+  snprintf(run->err, sizeof run->err, "%s(%s): %s: %s%s%s", call, what, tsr_errname(rc),
+           tsr_strerror(rc), msg && *msg ? " - " : "", msg && *msg ? msg : "");
+  return rc;
+}
+
+void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]) {
+  double secs = (double)t * run->cfg.output_every * run->cfg.dt;
+  if (bench_date_add(run->cfg.start_date, (int64_t)(secs + 0.5), date) != 0)
+    snprintf(date, BENCH_DATE_LEN + 1, "%s", run->cfg.start_date);
+}
+
+void bench_output_path(const bench_run *run, int t, char *path, size_t n) {
+  char date[BENCH_DATE_LEN + 1];
+  bench_output_date(run, t, date);
+  snprintf(path, n, "%.4000s/wrfout_d01_%s", run->cfg.out, date);
+}
+
+static int put_atts(bench_run *run, int varid, const bench_att_list *l, const char *what) {
+  for (int a = 0; a < l->n; a++) {
+    const bench_att *att = &l->v[a];
+    int rc;
+    TSR_TIMED(run, rc, tsr_put_att(run->file, varid, att->name, att->type, att->len, att->values));
+    if (rc) {
+      char w[2 * TSR_MAX_NAME + 2];
+      snprintf(w, sizeof w, "%s:%s", what, att->name);
+      return report(run, rc, "tsr_put_att", w);
+    }
+  }
+  return 0;
+}
+
+static int define_file(bench_run *run, const char *path) {
+  const bench_schema *s = &run->schema;
+  int rc;
+  TSR_TIMED(run, rc, tsr_create(run->ctx, path, NULL, &run->file));
+  if (rc) return report(run, rc, "tsr_create", path);
+  if (!run->strategy[0]) snprintf(run->strategy, sizeof run->strategy, "%s", tsr_file_strategy(run->file));
+  int dimids[256];
+  int *ids = s->ndims <= 256 ? dimids : malloc(sizeof(int) * (size_t)s->ndims);
+  if (!ids) return report(run, TSR_ENOMEM, "define", path);
+  for (int d = 0; d < s->ndims && rc == 0; d++) {
+    TSR_TIMED(run, rc, tsr_def_dim(run->file, s->dims[d].name, s->dims[d].len, &ids[d]));
+    if (rc) report(run, rc, "tsr_def_dim", s->dims[d].name);
+  }
+  for (int v = 0; v < s->nvars && rc == 0; v++) {
+    const bench_var *var = &s->vars[v];
+    const bench_field *f = &run->fields[v];
+    int vd[TSR_MAX_DIMS];
+    for (int i = 0; i < var->ndims; i++) vd[i] = ids[var->dimids[i]];
+    TSR_TIMED(run, rc, tsr_def_var(run->file, var->name, var->type, var->ndims, vd, &run->varids[v]));
+    if (rc) {
+      report(run, rc, "tsr_def_var", var->name);
+      break;
+    }
+    if ((rc = put_atts(run, run->varids[v], &var->atts, var->name)) != 0) break;
+    if (f->shape < 0) continue;
+    if (run->cfg.check) {
+      TSR_TIMED(run, rc, tsr_put_att(run->file, run->varids[v], "check_id", TSR_INT, 1, &f->check_id));
+      if (rc) {
+        report(run, rc, "tsr_put_att", "check_id");
+        break;
+      }
+    }
+    TSR_TIMED(run, rc, tsr_def_var_decomp(run->file, run->varids[v], run->shapes[f->shape].d));
+    if (rc) report(run, rc, "tsr_def_var_decomp", var->name);
+  }
+  if (ids != dimids) free(ids);
+  if (rc == 0) rc = put_atts(run, TSR_GLOBAL, &s->gatts, "global");
+  if (rc == 0) {
+    TSR_TIMED(run, rc, tsr_enddef(run->file));
+    if (rc) report(run, rc, "tsr_enddef", path);
+  }
+  if (rc) {
+    int ignore;
+    TSR_TIMED(run, ignore, tsr_close(&run->file));
+    (void)ignore;
+  }
+  return rc;
+}
+
+int bench_output_close(bench_run *run) {
+  if (!run->file) return 0;
+  int rc;
+  TSR_TIMED(run, rc, tsr_close(&run->file));
+  if (rc && run->nfiles > 0) report(run, rc, "tsr_close", run->files[run->nfiles - 1].path);
+  run->file = NULL;
+  return rc;
+}
+
+int bench_output_finish(bench_run *run) {
+  if (!run->file) return 0;
+  /* Flush before the last close: with I/O servers tsr_close does not wait,
+   * a flush does, and only then does tsr_get_stats know the servers' writer
+   * time (tsr_finalize, which waits anyway, leaves no context to ask). */
+  int rc;
+  TSR_TIMED(run, rc, tsr_flush(run->file));
+  if (rc) {
+    report(run, rc, "tsr_flush", run->files[run->nfiles - 1].path);
+    bench_output_close(run);
+    return rc;
+  }
+  return bench_output_close(run);
+}
+
+static int open_next(bench_run *run, int t) {
+  if (run->nfiles == run->fcap) {
+    int cap = run->fcap ? 2 * run->fcap : 16;
+    bench_file_rec *nf = realloc(run->files, sizeof *nf * (size_t)cap);
+    if (!nf) return TSR_ENOMEM;
+    run->files = nf;
+    run->fcap = cap;
+  }
+  bench_file_rec *rec = &run->files[run->nfiles];
+  memset(rec, 0, sizeof *rec);
+  bench_output_path(run, t, rec->path, sizeof rec->path);
+  rec->t0 = t;
+  int rc = define_file(run, rec->path);
+  if (rc) return rc;
+  run->nfiles++;
+  run->frames_in_file = 0;
+  return 0;
+}
+
+int bench_output(bench_run *run, int t) {
+  int rc;
+  if (!run->file || run->frames_in_file >= run->cfg.frames_per_file) {
+    if ((rc = bench_output_close(run)) != 0) return rc;
+    if ((rc = open_next(run, t)) != 0) return rc;
+  }
+  int frame = run->frames_in_file;
+  /* Check values and the replicated variables are the model's business, not
+   * output time: filled before the hand-off starts. */
+  if (run->cfg.check) bench_check_fill(run, t);
+  bench_globals_fill(run, t);
+  const bench_schema *s = &run->schema;
+  for (int v = 0; v < s->nvars; v++) {
+    const bench_field *f = &run->fields[v];
+    if (!f->record && frame > 0) continue; /* fixed variables: once per file */
+    double t0 = MPI_Wtime();
+    if (run->tm.first_put < 0) run->tm.first_put = t0;
+    if (f->shape < 0)
+      rc = tsr_put_global(run->file, run->varids[v], frame, f->buf);
+    else
+      rc = tsr_put(run->file, run->varids[v], frame, run->shapes[f->shape].d, f->buf);
+    run->tm.blocked_s += MPI_Wtime() - t0;
+    if (rc) {
+      char what[TSR_MAX_NAME + 32];
+      snprintf(what, sizeof what, "%s, frame %d", s->vars[v].name, frame);
+      return report(run, rc, f->shape < 0 ? "tsr_put_global" : "tsr_put", what);
+    }
+    int64_t elems = f->shape < 0 ? f->nelems : run->shapes[f->shape].global_elems;
+    run->bytes += elems * (int64_t)f->esize;
+  }
+  run->frames_in_file++;
+  run->files[run->nfiles - 1].nframes++;
+  run->outputs++;
+  return 0;
+}

@@ -1,0 +1,62 @@
+"""`python -m tessera <command> [args]`: dispatch to the module tessera.<command>.
+
+The table below is the whole registry: a command is a module of this package
+exposing `main(argv) -> int`. A command whose module is not present in this
+checkout answers with a clear message instead of a traceback.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: command -> one-line description; the module is tessera.<command>.
+COMMANDS = {
+    "demo": "run tessera-bench for every built strategy, verify, compare (make demo)",
+    "table": "print the comparison table of tessera-bench --json results",
+    "plot": "draw the comparison chart (PNG) of tessera-bench --json results",
+    "tune": "find the fastest output configuration for a run (autotuner)",
+    "stats": "summarise TESSERA_STATS_FILE statistics records",
+}
+
+
+def usage() -> str:
+    width = max(len(c) for c in COMMANDS)
+    lines = ["usage: python -m tessera <command> [args]", "", "commands:"]
+    lines += [f"  {c.ljust(width)}  {d}" for c, d in COMMANDS.items()]
+    lines += ["", "`python -m tessera <command> --help` describes a command."]
+    return "\n".join(lines)
+
+
+def load(command: str):
+    """The module of a command, or None when this checkout does not have it."""
+    if command not in COMMANDS:
+        return None
+    try:
+        module = importlib.import_module(f"tessera.{command}")
+    except ModuleNotFoundError as e:
+        if e.name == f"tessera.{command}":
+            return None
+        raise
+    return module if callable(getattr(module, "main", None)) else None
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command not in COMMANDS:
+        print(f"tessera: unknown command '{command}'\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = load(command)
+    if module is None:
+        print(f"tessera: command '{command}' is not available in this checkout "
+              f"(no module tessera.{command} with main(argv))", file=sys.stderr)
+        return 2
+    rc = module.main(rest)
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""Launching tessera-bench: where the executable is, and the mpiexec command
+line that runs N processes on this machine."""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+
+#: tessera-bench's exit code when the strategy or backend is not built in.
+BENCH_EXIT_NOTBUILT = 3
+
+
+def find_bench(explicit: str | None = None) -> str | None:
+    """The tessera-bench to run: the given path, PATH, or the default build tree."""
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    found = shutil.which("tessera-bench")
+    if found:
+        return found
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    candidate = os.path.join(root, "build", "apps", "bench", "tessera-bench")
+    return candidate if os.access(candidate, os.X_OK) else None
+
+
+@functools.lru_cache(maxsize=None)
+def is_open_mpi(mpiexec: str) -> bool:
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "Open MPI" in out or "OpenRTE" in out
+
+
+def mpiexec_command(mpiexec: str, np: int) -> list[str]:
+    """`mpiexec -n NP` with Open MPI's flags for more ranks than cores and for root."""
+    cmd = [mpiexec]
+    if is_open_mpi(mpiexec):
+        cmd.append("--oversubscribe")
+        if hasattr(os, "getuid") and os.getuid() == 0:
+            cmd.append("--allow-run-as-root")
+    return cmd + ["-n", str(np)]

@@ -1,0 +1,142 @@
+"""tessera table / plot / demo and the command dispatcher, against JSON fixtures
+and a stand-in bench (no MPI, no library needed)."""
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FIX = HERE / "fixtures" / "bench"
+if str(HERE.parent.parent / "python") not in sys.path:
+    sys.path.insert(0, str(HERE.parent.parent / "python"))
+
+import pytest  # noqa: E402
+
+from tessera import __main__ as cli  # noqa: E402
+from tessera import demo, plot, table  # noqa: E402
+from tessera.results import COLUMNS, ResultsError, case_text, load, ranks_text, value  # noqa: E402
+
+DEMO = FIX / "demo_results.json"
+SINGLE = FIX / "bench_direct.json"
+
+
+def test_load_demo_results_and_single_records(tmp_path):
+    recs = load([DEMO])
+    assert [r["strategy"] for r in recs] == ["serial", "direct", "aggregate", "split", "servers"]
+    single = load([SINGLE])
+    assert len(single) == 1 and single[0]["strategy"] == "direct"
+    # A directory contributes its *.json files in name order.
+    d = tmp_path / "runs"
+    d.mkdir()
+    (d / "b.json").write_text(SINGLE.read_text())
+    (d / "a.json").write_text(json.dumps([json.loads(SINGLE.read_text())] * 2))
+    assert len(load([d])) == 3
+
+
+def test_bad_files_name_the_problem(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    with pytest.raises(ResultsError, match="bad.json: not JSON"):
+        load([bad])
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps({"strategy": "serial", "wall_s": 1.0}))
+    with pytest.raises(ResultsError, match="'serial' lacks compute_s"):
+        load([partial])
+    with pytest.raises(ResultsError, match="missing.json"):
+        load([tmp_path / "missing.json"])
+
+
+def test_cells_format_the_metrics():
+    rec = load([DEMO])[0]
+    cells = {c.key: value(rec, c) for c in COLUMNS}
+    assert cells["strategy"] == "serial"
+    assert cells["ranks"] == "4"
+    assert cells["wall_s"] == "12.50"
+    assert cells["output_blocked_s"] == "4.000"
+    assert cells["io_fraction"] == "32.0 %"
+    assert cells["effective_bw"] == "46.2"   # 185 MB / 4 s
+    assert cells["write_bw"] == "115.6"      # 185 MB / 1.6 s
+    assert cells["check"] == "passed"
+    assert ranks_text({"ranks": {"model": 3, "io": 1}}) == "3+1"
+
+
+def test_table_has_every_run_and_names_the_skipped():
+    text = table.format_table(load([DEMO]), legend=True)
+    lines = text.splitlines()
+    header = lines[0].split()
+    assert header[:3] == ["strategy", "ranks", "wall"]
+    assert "I/O" in lines[0] and "MB/s" in lines[0] and "drain" in lines[0]
+    rows = [ln for ln in lines if ln.split() and ln.split()[0] in
+            ("serial", "direct", "aggregate", "split")]
+    assert len(rows) == 4
+    assert "servers: skipped, not built into this library" in text
+    # Columns line up: every data row has the header's width or less.
+    assert all(len(r) <= len(lines[1]) for r in rows)
+    assert "I/O share = blocked / wall" in text
+    assert case_text(load([DEMO])).startswith("200 x 200 x 30, 20 steps, 5 history outputs")
+
+
+def test_table_command(capsys):
+    assert table.main([str(DEMO)]) == 0
+    out = capsys.readouterr().out
+    assert "aggregate" in out and "split" in out and "185.0 MB written" in out
+    assert table.main([str(FIX / "nope.json")]) == 1
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = plot.plot(load([DEMO]), str(tmp_path / "sub" / "chart.png"))
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    assert plot.main([str(DEMO), "-o", str(tmp_path / "c2.png")]) == 0
+    with pytest.raises(ResultsError):
+        plot.plot([{"strategy": "x", "demo_status": "failed"}], str(tmp_path / "none.png"))
+
+
+def test_dispatcher(capsys, monkeypatch):
+    assert cli.main(["--help"]) == 0
+    assert "demo" in capsys.readouterr().out
+    assert cli.main(["frobnicate"]) == 2
+    assert "unknown command" in capsys.readouterr().err
+    monkeypatch.setitem(cli.COMMANDS, "absent", "a command whose module is missing")
+    assert cli.main(["absent"]) == 2
+    assert "not available" in capsys.readouterr().err
+    assert cli.main(["table", str(SINGLE)]) == 0
+    assert "direct" in capsys.readouterr().out
+
+
+def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("FAKE_NOT_BUILT", "servers")
+    monkeypatch.setenv("TESSERA_HINTS", "strategy=serial")  # the demo must ignore it
+    out = tmp_path / "demo"
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(out), "--nx", "20", "--ny", "16",
+                    "--nz", "5"])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "[1/5] serial" in text and "[5/5] servers" in text
+    assert "skipped: not built into this library" in text
+    assert "chart: " in text and (out / "tessera-demo.png").exists()
+    runs = json.loads((out / "results.json").read_text())["runs"]
+    assert [r["demo_status"] for r in runs] == ["ok"] * 4 + ["not built"]
+    assert "TSR_ENOTBUILT" in runs[4]["demo_message"]
+    assert [r["strategy"] for r in runs[:4]] == ["serial", "direct", "aggregate", "split"]
+    assert not (out / "serial-files").exists()  # history files removed after verification
+    assert (out / "serial.log").exists()
+
+
+def test_demo_reports_a_failed_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL", "split")
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
+                    "serial,split"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert "FAILED: exit 1: check: FAILED" in captured.out
+    assert "1 run(s) failed" in captured.err
+
+
+def test_demo_rejects_unknown_strategies(capsys):
+    assert demo.main(["--strategies", "serial,bogus", "--bench", sys.executable]) == 2
+    assert "unknown strategy bogus" in capsys.readouterr().err
