@@ -65,6 +65,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     else {
       cl->L = L;
       cl->m = index;
+      cl->want = h->buffer_bytes; /* the ring: buffer_bytes per model rank */
     }
   }
   rc = tsr__agree(comm, rc);

@@ -39,7 +39,7 @@ typedef struct {
   int32_t err;     /* PUT: the client failed to hand its tile over (ENOMEM, ETOOBIG) */
   int32_t nholes;  /* PUT (parallel) from model rank 0: hole boxes after the header */
   int32_t npieces; /* PUT (serial): DATA messages that follow from this client */
-  int32_t pad;
+  int32_t parallel; /* OPEN: the file's backend is parallel (every server writes) */
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */
@@ -87,9 +87,11 @@ struct tsr__server_client {
   int m;         /* this rank's model index (its rank in the model communicator) */
   int next_file; /* file ids, the same on every model rank */
   int rr;        /* round-robin position */
+  int64_t want;  /* the ring's size: tsr_init's buffer_bytes */
   /* The hand-off ring: messages are packed here and sent with MPI_Isend. */
   char *ring;
   int64_t cap, head, tail, peak;
+  int64_t touched; /* high-water mark: pages below it are warm */
   int nreg, reg0, regcap; /* FIFO of regions: [start, end) and their open requests */
   struct tsr__srv_region *regs;
   int nreq, req0, reqcap; /* FIFO of requests, oldest first */
@@ -153,6 +155,7 @@ void tsr__srv_put(tsr__srv_server *s, const tsr__srv_hdr *h, int64_t len);
 void tsr__srv_putg(tsr__srv_server *s, const tsr__srv_hdr *h, int64_t len);
 int tsr__srv_flush(tsr__srv_server *s, int file, tsr__berr *berr);
 int tsr__srv_close(tsr__srv_server *s, int file, tsr__berr *berr);
-void tsr__srv_abort_all(tsr__srv_server *s);
+/* The oldest file still open on this server, or -1. */
+int tsr__srv_first_open(const tsr__srv_server *s);
 
 #endif

@@ -1,0 +1,295 @@
+/* tessera-servers-bench: is the hand-off to the I/O servers as cheap as a
+ * memcpy, and does it pay off against serial and direct at equal ranks?
+ *
+ * One launch runs the same small model three times on the same ranks:
+ * `servers` (the last G*T ranks serve, the others compute), then `serial` and
+ * `direct` (every rank computes). The model sweeps a 5-point stencil over its
+ * tile of NVARS 3-D fields each step, agrees on a residual (as models do),
+ * and writes a history file every K steps. It prints, per strategy, the wall
+ * time, compute time, output time blocked per frame and the drain at
+ * finalize; for `servers` it also times a memcpy of the same tile bytes on
+ * the same rank into a warm buffer, and prints the ratio. This is a
+ * benchmark, not a test: CTest only runs it once as a smoke test. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tessera.h"
+
+typedef struct {
+  int64_t nx, ny, nz;
+  int nvars, steps, every, sweeps, groups, tasks, keep;
+  char backend[16], dir[400], only[64];
+} options;
+
+typedef struct {
+  double wall, compute, blocked, blocked_put, drain, memcpy_s;
+  int frames, model_ranks;
+  double med_blocked, med_put, med_memcpy; /* per frame: median over frames, max over ranks */
+} result;
+
+enum { MAXFRAMES = 4096 };
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  if (n <= 0) return 0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
+          "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
+          "       --only servers|serial|direct]\n");
+}
+
+static int parse(int argc, char **argv, options *o) {
+  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, "netcdf", ".", ""};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT_I(name, field)                \
+  if (!strcmp(a, name) && v) {            \
+    o->field = atoi(v);                   \
+    i++;                                  \
+    continue;                             \
+  }
+    OPT_I("--nx", nx) OPT_I("--ny", ny) OPT_I("--nz", nz) OPT_I("--vars", nvars)
+    OPT_I("--steps", steps) OPT_I("--every", every) OPT_I("--sweeps", sweeps)
+    OPT_I("--groups", groups) OPT_I("--tasks", tasks)
+#undef OPT_I
+    if (!strcmp(a, "--backend") && v) {
+      snprintf(o->backend, sizeof o->backend, "%s", argv[++i]);
+    } else if (!strcmp(a, "--dir") && v) {
+      snprintf(o->dir, sizeof o->dir, "%s", argv[++i]);
+    } else if (!strcmp(a, "--only") && v) {
+      snprintf(o->only, sizeof o->only, "%s", argv[++i]);
+    } else if (!strcmp(a, "--keep")) {
+      o->keep = 1;
+    } else {
+      return -1;
+    }
+  }
+  if (o->nx < 4 || o->ny < 4 || o->nz < 1 || o->nvars < 1 || o->steps < 1 || o->every < 1 ||
+      o->groups < 1 || o->tasks < 1)
+    return -1;
+  return 0;
+}
+
+/* The model's tile of the (nz, ny, nx) domain on a 2-D process grid. */
+typedef struct {
+  int64_t start[3], count[3], elems;
+} tile;
+
+static tile my_tile(const options *o, MPI_Comm comm) {
+  int rank, size, dims[2] = {0, 0};
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Dims_create(size, 2, dims);
+  int py = rank / dims[1], px = rank % dims[1];
+  tile t = {{0, o->ny * py / dims[0], o->nx * px / dims[1]}, {o->nz, 0, 0}, 0};
+  t.count[1] = o->ny * (py + 1) / dims[0] - t.start[1];
+  t.count[2] = o->nx * (px + 1) / dims[1] - t.start[2];
+  t.elems = t.count[0] * t.count[1] * t.count[2];
+  return t;
+}
+
+/* A few Jacobi-like sweeps: real memory traffic over the tile, like a
+ * dynamics step; returns a residual for the model's global reduction. */
+static double compute(float *f, float *tmp, const tile *t, int sweeps) {
+  int64_t nz = t->count[0], ny = t->count[1], nx = t->count[2];
+  double res = 0;
+  for (int s = 0; s < sweeps; s++) {
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+          int64_t c = (k * ny + j) * nx + i;
+          float n = j > 0 ? f[c - nx] : f[c], so = j + 1 < ny ? f[c + nx] : f[c];
+          float w = i > 0 ? f[c - 1] : f[c], e = i + 1 < nx ? f[c + 1] : f[c];
+          tmp[c] = 0.5f * f[c] + 0.125f * (n + so + w + e);
+        }
+    memcpy(f, tmp, (size_t)t->elems * sizeof *f);
+  }
+  for (int64_t c = 0; c < t->elems; c += 97) res += f[c];
+  return res;
+}
+
+/* One history output: a new file with every field at frame 0. Returns the
+ * time blocked in tsr_put alone through *put_s. */
+static int output(tsr_ctx *ctx, const options *o, const char *strategy, int frame,
+                  tsr_decomp *d, float *const *fields, double *put_s) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/sb_%s_%03d.nc", o->dir, strategy, frame);
+  tsr_file *f;
+  int rc = tsr_create(ctx, path, NULL, &f);
+  if (rc) return rc;
+  int dT, dz, dy, dx, vid[64];
+  tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT);
+  tsr_def_dim(f, "bottom_top", o->nz, &dz);
+  tsr_def_dim(f, "south_north", o->ny, &dy);
+  tsr_def_dim(f, "west_east", o->nx, &dx);
+  int ids[4] = {dT, dz, dy, dx};
+  for (int v = 0; v < o->nvars; v++) {
+    char name[16];
+    snprintf(name, sizeof name, "F%d", v);
+    tsr_def_var(f, name, TSR_FLOAT, 4, ids, &vid[v]);
+  }
+  rc = tsr_enddef(f);
+  double t0 = MPI_Wtime();
+  for (int v = 0; v < o->nvars && !rc; v++) rc = tsr_put(f, vid[v], 0, d, fields[v]);
+  *put_s += MPI_Wtime() - t0;
+  int rc2 = tsr_close(&f);
+  return rc ? rc : rc2;
+}
+
+static int run(const options *o, const char *strategy, result *r) {
+  memset(r, 0, sizeof *r);
+  char hints[256];
+  if (!strcmp(strategy, "servers"))
+    snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s",
+             o->groups, o->tasks, o->backend);
+  else
+    snprintf(hints, sizeof hints, "strategy=%s", strategy);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t_start = MPI_Wtime();
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
+  double mine[10] = {0};
+  if (!rc && model != MPI_COMM_NULL) {
+    tile t = my_tile(o, model);
+    size_t bytes = (size_t)t.elems * sizeof(float);
+    float **fields = malloc((size_t)o->nvars * sizeof *fields);
+    float *tmp = malloc(bytes + 4), *warm = malloc(bytes * (size_t)o->nvars + 4);
+    for (int v = 0; v < o->nvars; v++) {
+      fields[v] = malloc(bytes + 4);
+      for (int64_t c = 0; c < t.elems; c++) fields[v][c] = (float)((c * 31 + v) % 1000);
+    }
+    memset(tmp, 0, bytes);
+    memset(warm, 1, bytes * (size_t)o->nvars); /* warm: every page touched once */
+    int64_t g[3] = {o->nz, o->ny, o->nx};
+    tsr_decomp *d = NULL;
+    rc = tsr_decomp_box(ctx, 3, g, t.start, t.count, NULL, NULL, &d);
+    int frame = 0;
+    double compute_s = 0, blocked = 0, put_s = 0, copy_s = 0;
+    static double fb[MAXFRAMES], fp[MAXFRAMES], fm[MAXFRAMES];
+    for (int step = 1; step <= o->steps && !rc; step++) {
+      double c0 = MPI_Wtime();
+      double res = 0, all = 0;
+      for (int v = 0; v < o->nvars; v++) res += compute(fields[v], tmp, &t, o->sweeps);
+      MPI_Allreduce(&res, &all, 1, MPI_DOUBLE, MPI_SUM, model);
+      compute_s += MPI_Wtime() - c0;
+      if (step % o->every) continue;
+      double b0 = MPI_Wtime(), p0 = put_s;
+      rc = output(ctx, o, strategy, frame, d, fields, &put_s);
+      double dt = MPI_Wtime() - b0;
+      blocked += dt;
+      /* The same tile bytes, copied on the same rank into a warm buffer. */
+      double m0 = MPI_Wtime();
+      for (int v = 0; v < o->nvars; v++) memcpy(warm + (size_t)v * t.elems, fields[v], bytes);
+      double dm = MPI_Wtime() - m0;
+      copy_s += dm;
+      if (frame < MAXFRAMES) {
+        fb[frame] = dt;
+        fp[frame] = put_s - p0;
+        fm[frame] = dm;
+      }
+      frame++;
+    }
+    double end_compute = MPI_Wtime();
+    tsr_decomp_free(&d);
+    int rf = tsr_finalize(&ctx); /* servers: waits until every file is on disk */
+    if (!rc) rc = rf;
+    mine[0] = compute_s;
+    mine[1] = blocked;
+    mine[2] = put_s;
+    mine[3] = MPI_Wtime() - end_compute; /* drain */
+    mine[4] = copy_s;
+    int nf = frame < MAXFRAMES ? frame : MAXFRAMES;
+    mine[5] = median(fb, nf);
+    mine[6] = frame;
+    mine[8] = median(fp, nf);
+    mine[9] = median(fm, nf);
+    mine[7] = 1;
+    for (int v = 0; v < o->nvars; v++) free(fields[v]);
+    free(fields);
+    free(tmp);
+    free(warm);
+    MPI_Comm_free(&model);
+  }
+  double wall = MPI_Wtime() - t_start, maxs[10], sums[10];
+  MPI_Allreduce(mine, maxs, 10, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, sums, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  *r = (result){wall,         maxs[0], maxs[1], maxs[2], maxs[3], maxs[4], (int)maxs[6],
+                (int)sums[7], maxs[5], maxs[8], maxs[9]};
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!o->keep && rank == 0)
+    for (int fr = 0; fr < r->frames; fr++) {
+      char path[512];
+      snprintf(path, sizeof path, "%s/sb_%s_%03d.nc", o->dir, strategy, fr);
+      unlink(path);
+    }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  options o;
+  if (parse(argc, argv, &o)) {
+    if (rank == 0) usage();
+    MPI_Finalize();
+    return 2;
+  }
+  const char *names[3] = {"servers", "serial", "direct"};
+  result r[3];
+  int ok[3] = {0, 0, 0}, failed = 0;
+  for (int s = 0; s < 3; s++) {
+    if (o.only[0] && strcmp(o.only, names[s])) continue;
+    int rc = run(&o, names[s], &r[s]);
+    ok[s] = rc == 0;
+    if (rc && rc != TSR_ENOTBUILT) failed = 1;
+    if (rc && rank == 0) fprintf(stderr, "%s: %s\n", names[s], tsr_strerror(rc));
+  }
+  if (rank == 0) {
+    double mb = (double)(o.nx * o.ny * o.nz) * o.nvars * 4 / 1048576.0;
+    printf("tessera-servers-bench: %d ranks, %lldx%lldx%lld x %d vars (%.1f MB per frame), "
+           "%d steps, output every %d, servers %dx%d backend=%s\n",
+           size, (long long)o.nx, (long long)o.ny, (long long)o.nz, o.nvars, mb, o.steps,
+           o.every, o.groups, o.tasks, o.backend);
+    printf("%-8s %5s %8s %9s %9s %8s %22s %22s\n", "strategy", "model", "wall_s",
+           "compute_s", "blocked_s", "drain_s", "blocked/frame mean|med", "put/frame mean|med");
+    for (int s = 0; s < 3; s++) {
+      if (!ok[s]) continue;
+      double fr = r[s].frames ? r[s].frames : 1;
+      printf("%-8s %5d %8.3f %9.3f %9.4f %8.4f %10.3f |%7.3f ms %10.3f |%7.3f ms\n", names[s],
+             r[s].model_ranks, r[s].wall, r[s].compute, r[s].blocked, r[s].drain,
+             1e3 * r[s].blocked / fr, 1e3 * r[s].med_blocked, 1e3 * r[s].blocked_put / fr,
+             1e3 * r[s].med_put);
+    }
+    if (ok[0] && r[0].frames) {
+      double fr = r[0].frames, cp = r[0].memcpy_s / fr, mc = r[0].med_memcpy;
+      printf("servers: memcpy of the same tile bytes per frame: mean %.3f ms, median %.3f ms\n",
+             1e3 * cp, 1e3 * mc);
+      printf("servers: blocked/memcpy per frame: mean %.2f, median %.2f (tsr_put alone: mean "
+             "%.2f, median %.2f)\n",
+             cp > 0 ? r[0].blocked / fr / cp : 0, mc > 0 ? r[0].med_blocked / mc : 0,
+             cp > 0 ? r[0].blocked_put / fr / cp : 0, mc > 0 ? r[0].med_put / mc : 0);
+    }
+    if (ok[0] && ok[1]) printf("wall servers/serial = %.2f\n", r[0].wall / r[1].wall);
+    if (ok[0] && ok[2]) printf("wall servers/direct = %.2f\n", r[0].wall / r[2].wall);
+  }
+  MPI_Finalize();
+  return failed;
+}

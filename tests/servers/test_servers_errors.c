@@ -1,0 +1,191 @@
+/* strategy=servers, errors: layouts that do not fit give the same code on
+ * every rank from tsr_init (never a hang or a silent fallback); an unwritable
+ * path fails at tsr_create; a write failure only the servers see (a file size
+ * limit set on the server ranks alone) reaches every model rank as
+ * TSR_ENOSPC at the next tsr_flush or tsr_finalize, exactly once, and the
+ * file is deleted. CTest's timeout turns a hang into a failure. */
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "srv_fields.h"
+
+static int np;
+
+/* tsr_init must fail with @p want on every rank and leave nothing behind. */
+static void bad_layout(const char *hints, int want) {
+  tsr_ctx *ctx = (tsr_ctx *)&np; /* poison: must come back NULL */
+  MPI_Comm model = MPI_COMM_WORLD;
+  int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
+  if (rc != want) fprintf(stderr, "[rank %d] hints '%s'\n", tu_rank, hints);
+  TU_RC(rc, want);
+  TU_EQ(ctx == NULL, 1);
+  TU_EQ(model == MPI_COMM_NULL, 1);
+}
+
+static void bad_layouts(void) {
+  char h[128];
+  bad_layout("strategy=servers:io_groups=0", TSR_EHINT); /* rejected by the hint parser */
+  bad_layout("strategy=servers:io_tasks=-1", TSR_EHINT);
+  snprintf(h, sizeof h, "strategy=servers:io_groups=%d:io_tasks=1", np); /* no model rank */
+  bad_layout(h, TSR_ESERVERS);
+  snprintf(h, sizeof h, "strategy=servers:io_groups=1:io_tasks=%d", np + 3);
+  bad_layout(h, TSR_ESERVERS);
+  if (np >= 3) { /* T servers per group, fewer than T model ranks left */
+    snprintf(h, sizeof h, "strategy=servers:io_groups=1:io_tasks=%d", np - 1);
+    bad_layout(h, TSR_ESERVERS);
+  }
+  if (np >= 4) {
+    snprintf(h, sizeof h, "io_groups=%d:io_tasks=2", np / 2); /* S = np or np-1, M < 2 */
+    bad_layout(h, TSR_ESERVERS);
+  }
+  /* Servers asked for per file without servers at tsr_init. */
+  tsr_ctx *ctx;
+  MPI_Comm model;
+  TU_OK(tsr_init(MPI_COMM_WORLD, "strategy=serial", &ctx, &model));
+  tsr_file *f = (tsr_file *)&np;
+  TU_RC(tsr_create(ctx, "x.nc", "strategy=servers", &f), TSR_ESERVERS);
+  TU_EQ(f == NULL, 1);
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+}
+
+/* Start a context with G x T servers; on server ranks, with @p fsize > 0, a
+ * file size limit that only they have. Returns 0 on a server rank (which has
+ * already served), 1 on a model rank. */
+static int start(int G, int T, long fsize, tsr_ctx **ctx, MPI_Comm *model) {
+  char h[128];
+  snprintf(h, sizeof h, "strategy=servers:io_groups=%d:io_tasks=%d", G, T);
+  int server = tu_rank >= np - G * T;
+  struct rlimit old;
+  getrlimit(RLIMIT_FSIZE, &old);
+  if (server && fsize > 0) {
+    /* A write past the limit fails with EFBIG instead of killing the process. */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {(rlim_t)fsize, old.rlim_max};
+    setrlimit(RLIMIT_FSIZE, &lim);
+  }
+  TU_OK(tsr_init(MPI_COMM_WORLD, h, ctx, model));
+  if (server && fsize > 0) setrlimit(RLIMIT_FSIZE, &old);
+  if (*model == MPI_COMM_NULL) return 0;
+  return 1;
+}
+
+static int exists(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0;
+}
+
+/* The file does not fit the servers' size limit: the error must surface once,
+ * as TSR_ENOSPC, at tsr_flush of the file or at tsr_finalize (a parallel
+ * backend may only see the loss when it closes the file). */
+static void too_big(const char *dir, int G, int T, const char *backend) {
+  tsr_ctx *ctx;
+  MPI_Comm model;
+  if (!start(G, T, 2000, &ctx, &model)) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    return;
+  }
+  char path[512], hints[64];
+  snprintf(path, sizeof path, "%s/err_big_G%dT%d_%s_%s_np%d.nc", dir, G, T, backend,
+           kind_name[K_UNEVEN], np);
+  snprintf(hints, sizeof hints, "backend=%s", backend);
+  decomps D;
+  TU_OK(make_decomps(ctx, model, K_UNEVEN, &D));
+  wfile F;
+  int rc = open_file(ctx, path, hints, &D, 0, &F);
+  if (rc == TSR_ENOTBUILT) {
+    free_decomps(&D);
+    TU_OK(tsr_finalize(&ctx));
+    MPI_Comm_free(&model);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return;
+  }
+  TU_OK(rc);
+  for (int t = 0; t < 3; t++) TU_OK(put_frame(&F, &D, t));
+  int rf = tsr_flush(F.f);
+  int rclose = tsr_close(&F.f);
+  int rfin = tsr_finalize(&ctx);
+  int nerr = (rf == TSR_ENOSPC) + (rclose == TSR_ENOSPC) + (rfin == TSR_ENOSPC);
+  int nok = (rf == 0) + (rclose == 0) + (rfin == 0);
+  if (nerr != 1 || nok != 2)
+    fprintf(stderr, "[rank %d] %s G%dT%d: flush %s, close %s, finalize %s\n", tu_rank, backend, G,
+            T, tsr_errname(rf), tsr_errname(rclose), tsr_errname(rfin));
+  TU_EQ(nerr, 1);
+  TU_EQ(nok, 2);
+  if (!strcmp(backend, "netcdf")) TU_RC(rf, TSR_ENOSPC); /* nc_sync writes: seen at flush */
+  TU_EQ(exists(path), 0); /* never left looking complete */
+  free_decomps(&D);
+  MPI_Comm_free(&model);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A failed file closed without a flush: the error of that earlier file comes
+ * back at the flush of the next file, and only there. */
+static void error_at_next_flush(const char *dir, const char *backend) {
+  tsr_ctx *ctx;
+  MPI_Comm model;
+  if (!start(1, 1, 2000, &ctx, &model)) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    return;
+  }
+  char path[512], small[512], hints[64];
+  snprintf(path, sizeof path, "%s/err_next_%s_np%d.nc", dir, backend, np);
+  snprintf(small, sizeof small, "%s/err_next_small_%s_np%d.nc", dir, backend, np);
+  snprintf(hints, sizeof hints, "backend=%s", backend);
+  decomps D;
+  TU_OK(make_decomps(ctx, model, K_EVEN, &D));
+  wfile F;
+  int rc = open_file(ctx, path, hints, &D, 0, &F);
+  if (rc != TSR_ENOTBUILT) {
+    TU_OK(rc);
+    for (int t = 0; t < 3; t++) TU_OK(put_frame(&F, &D, t));
+    int rclose = tsr_close(&F.f); /* may already report it, if the note was quick */
+    TU_EQ(rclose == 0 || rclose == TSR_ENOSPC, 1);
+    tsr_file *g = NULL;
+    TU_OK(tsr_create(ctx, small, hints, &g)); /* header only: fits the limit */
+    int dim;
+    TU_OK(tsr_def_dim(g, "x", 4, &dim));
+    TU_OK(tsr_enddef(g));
+    int rf = tsr_flush(g);
+    TU_RC(rf, rclose ? 0 : TSR_ENOSPC);
+    TU_EQ(exists(path), 0);
+    TU_OK(tsr_close(&g));
+  }
+  free_decomps(&D);
+  TU_OK(tsr_finalize(&ctx)); /* reported once, not again */
+  MPI_Comm_free(&model);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A path whose directory does not exist: tsr_create fails on every rank. */
+static void unwritable(void) {
+  tsr_ctx *ctx;
+  MPI_Comm model;
+  if (!start(1, 1, 0, &ctx, &model)) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    return;
+  }
+  tsr_file *f = (tsr_file *)&np;
+  TU_RC(tsr_create(ctx, "/nonexistent-tessera-dir/out.nc", NULL, &f), TSR_EACCES);
+  TU_EQ(f == NULL, 1);
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const char *dir = argc > 1 ? argv[1] : ".";
+  bad_layouts();
+  unwritable();
+  for (int b = 0; b < 2; b++) {
+    const char *backend = b ? "pnetcdf" : "netcdf";
+    too_big(dir, 1, 1, backend);
+    if (np >= 4) too_big(dir, 1, 2, backend);
+    if (np >= 3) too_big(dir, 2, 1, backend);
+    error_at_next_flush(dir, backend);
+  }
+  return tu_finish("servers");
+}
