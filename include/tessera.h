@@ -93,6 +93,9 @@ typedef struct tsr_file tsr_file;     /**< An open file. */
 
 /** Text for an error code; never NULL. Not collective. */
 TSR_EXTERN const char *tsr_strerror(int err);
+/** Bytes of one element of @p type; 0 for a value that is no tsr_type. Not collective. */
+TSR_EXTERN size_t tsr_type_size(tsr_type type);
+
 /** Name of an error code ("TSR_EHINT"); never NULL. Not collective. */
 TSR_EXTERN const char *tsr_errname(int err);
 

@@ -81,7 +81,6 @@ int bench_att_text(bench_att_list *l, const char *name, const char *text);
 int bench_att_int(bench_att_list *l, const char *name, int value);
 int bench_att_float(bench_att_list *l, const char *name, float value);
 const bench_att *bench_att_find(const bench_att_list *l, const char *name);
-size_t bench_type_size(tsr_type t);
 const char *bench_type_name(tsr_type t);
 /* Kind of a dimension name (west_east -> BD_X, ...). */
 bench_dim_kind bench_dim_kind_of(const char *name);

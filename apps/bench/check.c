@@ -164,7 +164,7 @@ static int verify_frame(verifier *vf, const char *path, int ncid, int varid, int
   /* One slab of the slowest non-record dimension at a time bounds memory. */
   int64_t slabs = nd >= 2 ? (int64_t)cnt[0] : 1, per = 1;
   for (int d = nd >= 2 ? 1 : 0; d < nd; d++) per *= (int64_t)cnt[d];
-  size_t esize = bench_type_size(var->type);
+  size_t esize = tsr_type_size(var->type);
   void *buf = malloc((size_t)(per > 0 ? per : 1) * esize);
   if (!buf) return failf(vf, "out of memory reading %s", var->name);
   int rc = 0;

@@ -136,7 +136,7 @@ int bench_fields_setup(bench_run *run) {
     int nd = var_dims(s, var, dimids);
     f->var = v;
     f->record = bench_var_is_record(s, var);
-    f->esize = bench_type_size(var->type);
+    f->esize = tsr_type_size(var->type);
     f->shape = -1;
     f->check_id = -1;
     if (bench_var_is_decomposed(s, var)) {

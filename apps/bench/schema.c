@@ -22,16 +22,6 @@ void bench_schema_free(bench_schema *s) {
   memset(s, 0, sizeof *s);
 }
 
-size_t bench_type_size(tsr_type t) {
-  switch (t) {
-  case TSR_CHAR: return 1;
-  case TSR_INT: return 4;
-  case TSR_FLOAT: return 4;
-  case TSR_DOUBLE: return 8;
-  }
-  return 0;
-}
-
 const char *bench_type_name(tsr_type t) {
   switch (t) {
   case TSR_CHAR: return "char";
@@ -106,7 +96,7 @@ const bench_att *bench_att_find(const bench_att_list *l, const char *name) {
 }
 
 int bench_att_put(bench_att_list *l, const char *name, tsr_type type, size_t n, const void *v) {
-  size_t bytes = n * bench_type_size(type);
+  size_t bytes = n * tsr_type_size(type);
   void *copy = malloc(bytes ? bytes : 1);
   if (!copy || strlen(name) >= TSR_MAX_NAME) {
     free(copy);

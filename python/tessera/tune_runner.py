@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from .stats import read_records
 from .tune_space import record_matches
 
 #: Objective name -> (metric field, whether larger is better).
@@ -186,22 +187,11 @@ def _tail(path: str, lines: int = 4) -> str:
 
 def read_stats(path: str, glob: str = "") -> list:
     """Statistics records (docs/stats-format.md) of the files the trial hints touch."""
-    records = []
     try:
-        with open(path, errors="replace") as fh:
-            for line in fh:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a half-written line from a killed run
-                if isinstance(rec, dict) and "tessera_stats" in rec and record_matches(rec, glob):
-                    records.append(rec)
+        records, _skipped = read_records(path)  # half-written lines of a killed run are skipped
     except OSError:
-        pass
-    return records
+        return []
+    return [rec for rec in records if record_matches(rec, glob)]
 
 
 def _num(value):

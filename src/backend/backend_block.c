@@ -28,9 +28,14 @@ int64_t tsr__block_elems(int nd, const int64_t count[]) {
   return n;
 }
 
-int tsr__block_check(const tsr__bvar *v, int64_t frame, const int64_t start[],
-                     const int64_t count[], const void *buf, tsr__memview mem, const char *lib,
+int tsr__block_check(const tsr__bvar *vars, int nvars, int varid, int64_t frame,
+                     const int64_t start[], const int64_t count[], const void *buf,
+                     tsr__memview mem, const char *lib, const char *path, const tsr__bvar **out,
                      tsr__berr *err) {
+  if (varid < 0 || varid >= nvars)
+    return tsr__berr_plain(err, TSR_EBADID, lib, "no variable %d (path %s)", varid, path);
+  const tsr__bvar *v = &vars[varid];
+  *out = v;
   if (v->is_record && frame < 0)
     return tsr__berr_plain(err, TSR_ERANGE, lib, "negative frame %lld for %s", (long long)frame,
                            v->name);

@@ -25,11 +25,13 @@ int tsr__bvars_from_schema(const tsr__schema *s, tsr__bvar **out);
 /* Elements in a block of @p nd dimensions (1 for nd == 0). */
 int64_t tsr__block_elems(int nd, const int64_t count[]);
 
-/* Check a block against its variable: non-negative frame for record
- * variables, start/count inside the shape, and the memory view (if any)
- * holding the block. Returns 0, TSR_ERANGE or TSR_EINVAL, message in @p err. */
-int tsr__block_check(const tsr__bvar *v, int64_t frame, const int64_t start[],
-                     const int64_t count[], const void *buf, tsr__memview mem, const char *lib,
+/* Look up variable @p varid among @p nvars and check a block request against
+ * it (frame, bounds, memory view, buffer); *out is the variable on success.
+ * Both backends start every write with it, so a bad request is described the
+ * same way whichever backend receives it. */
+int tsr__block_check(const tsr__bvar *vars, int nvars, int varid, int64_t frame,
+                     const int64_t start[], const int64_t count[], const void *buf,
+                     tsr__memview mem, const char *lib, const char *path, const tsr__bvar **out,
                      tsr__berr *err);
 
 /* Copy the block of @p count elements that sits at mem.moffset inside the

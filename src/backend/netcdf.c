@@ -130,10 +130,9 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
 static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                                const int64_t count[], const void *buf, tsr__memview mem,
                                tsr__berr *err) {
-  if (varid < 0 || varid >= bf->nvars)
-    return tsr__berr_plain(err, TSR_EBADID, LIB, "no variable %d (path %s)", varid, bf->path);
-  const tsr__bvar *v = &bf->vars[varid];
-  int rc = tsr__block_check(v, frame, start, count, buf, mem, LIB, err);
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
   if (rc) return rc;
   int64_t n = tsr__block_elems(v->nd, count);
   if (n == 0) return 0; /* nothing to write; NetCDF would accept it, but why call */

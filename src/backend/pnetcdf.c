@@ -341,10 +341,9 @@ static int subarray_type(tsr__bfile *bf, const tsr__bvar *v, const int64_t count
 static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                                 const int64_t count[], const void *buf, tsr__memview mem,
                                 tsr__berr *err) {
-  if (varid < 0 || varid >= bf->nvars)
-    return tsr__berr_plain(err, TSR_EBADID, LIB, "no variable %d (path %s)", varid, bf->path);
-  const tsr__bvar *v = &bf->vars[varid];
-  int rc = tsr__block_check(v, frame, start, count, buf, mem, LIB, err);
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
   if (rc) return rc;
   int64_t n = tsr__block_elems(v->nd, count);
   if (n == 0) return 0;

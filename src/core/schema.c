@@ -18,6 +18,8 @@ size_t tsr__type_size(tsr_type t) {
 
 int tsr__type_valid(tsr_type t) { return tsr__type_size(t) != 0; }
 
+size_t tsr_type_size(tsr_type type) { return tsr__type_size(type); }
+
 void tsr__schema_init(tsr__schema *s) {
   memset(s, 0, sizeof *s);
   s->format = 2;

@@ -188,6 +188,8 @@ int main(int argc, char **argv) {
   TU_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
   TU_EQ(strcmp(tsr_strerror(TSR_EDECOMP), "invalid decomposition: tiles overlap or fall outside the shape"), 0);
   TU_EQ(strcmp(tsr_errname(TSR_ENOSPC), "TSR_ENOSPC"), 0);
+  TU_EQ(tsr_type_size(TSR_DOUBLE), 8);
+  TU_EQ(tsr_type_size((tsr_type)3), 0);
   decomposition_errors(ctx);
   create_errors(ctx);
   define_and_put_errors(ctx, "serial");
