@@ -16,6 +16,7 @@ COMMANDS = {
     "plot": "draw the comparison chart (PNG) of tessera-bench --json results",
     "tune": "find the fastest output configuration for a run (autotuner)",
     "stats": "summarise TESSERA_STATS_FILE statistics records",
+    "join": "join the per-rank pieces of strategy=split output into one NetCDF file",
 }
 
 
