@@ -4,7 +4,9 @@
  * attributes tessera_global_shape / tessera_tile_start on each variable and
  * tessera_split_rank / tessera_split_nranks on the file are enough to join
  * the pieces. Replicated variables (tsr_put_global) appear whole in every
- * piece. A variable whose tile is empty on a rank is left out of its piece. */
+ * piece. A variable whose tile is empty on a rank is left out of its piece.
+ * Dimensions appear in the file's order; one whose extent differs between
+ * variables on a rank gets a `<name>_t<k>` twin. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +55,25 @@ static int build_piece(tsr_file *f, split_state *s) {
   ps->format = fs->format;
   s->piece_var = malloc((size_t)(fs->nvars ? fs->nvars : 1) * sizeof(int));
   if (!s->piece_var) return TSR_ENOMEM;
+  /* Every dimension first, in the file's order, with the extent its first
+   * decomposed user gives it here (else its global length): joined files
+   * then keep the dimension order, and dimensions no variable uses. */
   int rc = 0;
+  for (int fd = 0; fd < fs->ndims && !rc; fd++) {
+    int64_t len = fs->dims[fd].len;
+    for (int v = 0, found = 0; v < fs->nvars && !found; v++) {
+      const tsr__var *var = &fs->vars[v];
+      int rec = var->is_record ? 1 : 0;
+      if (!var->decomp || var->decomp->my_elems == 0) continue;
+      for (int i = rec; i < var->ndims && !found; i++)
+        if (var->dimids[i] == fd) {
+          len = var->decomp->tile.count[i - rec];
+          found = 1;
+        }
+    }
+    int id;
+    rc = piece_dim(fs, ps, fd, len, &id);
+  }
   for (int v = 0; v < fs->nvars && !rc; v++) {
     const tsr__var *var = &fs->vars[v];
     const tsr_decomp *d = var->decomp;
