@@ -124,8 +124,9 @@ def compare(path, ref_path, ignore=()):
     @p ignore: global attributes left out."""
     diffs = []
     with open_raw(path) as ds, open_raw(ref_path) as ref:
-        dims = {n: (len(d), d.isunlimited()) for n, d in ds.dimensions.items()}
-        ref_dims = {n: (len(d), d.isunlimited()) for n, d in ref.dimensions.items()}
+        # Lists, not dicts: the order of the dimensions must match too.
+        dims = [(n, len(d), d.isunlimited()) for n, d in ds.dimensions.items()]
+        ref_dims = [(n, len(d), d.isunlimited()) for n, d in ref.dimensions.items()]
         if dims != ref_dims:
             diffs.append(f"dimensions {dims} vs serial {ref_dims}")
         ga, gr = atts(ds, ignore), atts(ref, ignore)
