@@ -32,7 +32,7 @@ module tessera
 
   public :: tsr_init, tsr_finalize, tsr_decomp_box, tsr_decomp_free, tsr_create, tsr_def_dim, &
             tsr_def_var, tsr_def_var_decomp, tsr_put_att, tsr_enddef, tsr_put, tsr_put_global, &
-            tsr_flush, tsr_close, tsr_strerror
+            tsr_flush, tsr_close, tsr_strerror, tsr_open, tsr_get, tsr_inq_varid
 
   !> tsr_put(f, varid, frame, d, buf): buf is real(c_float), real(c_double) or
   !> integer(c_int), rank 1 to 3, contiguous (the whole memory box of d).
@@ -42,6 +42,12 @@ module tessera
   !> tsr_put_global(f, varid, frame, buf): character or real(c_float) values.
   interface tsr_put_global
     module procedure put_global_text, put_global_f1
+  end interface
+  !> tsr_get(f, varid, frame, d, buf): buf is real(c_float), rank 1 to 3,
+  !> contiguous (the whole memory box of d); points outside the tile keep
+  !> their values.
+  interface tsr_get
+    module procedure get_f1, get_f2, get_f3
   end interface
   !> tsr_put_att(f, varid, name, values): character, integer(c_int),
   !> real(c_float) or real(c_double) (scalar or rank 1).
@@ -144,6 +150,25 @@ module tessera
       integer(c_int), value :: v
       integer(c_int64_t), value :: t
       real(c_float), intent(in) :: b(*)
+    end function
+    integer(c_int) function c_open(ctx, path, hints, f) bind(C, name="tsr_open")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: path(*), hints(*)
+      type(c_ptr), intent(out) :: f
+    end function
+    integer(c_int) function c_get_float(f, v, t, d, b) bind(C, name="tsr_f_get_float")
+      import :: c_int, c_ptr, c_int64_t, c_float
+      type(c_ptr), value :: f, d
+      integer(c_int), value :: v
+      integer(c_int64_t), value :: t
+      real(c_float), intent(inout) :: b(*)
+    end function
+    integer(c_int) function c_inq_varid(f, name, id) bind(C, name="tsr_inq_varid")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: f
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: id
     end function
     integer(c_int) function c_flush(f) bind(C, name="tsr_flush")
       import :: c_int, c_ptr
@@ -380,6 +405,47 @@ contains
     integer, intent(in) :: varid, frame
     real(c_float), intent(in), contiguous :: buf(:)
     put_global_f1 = c_put_global_float(f%p, int(varid, c_int), int(frame, c_int64_t), buf)
+  end function
+
+  !> Collective. Opens an existing file read-only (tsr_get, tsr_inq_varid, tsr_close).
+  integer function tsr_open(ctx, path, hints, f)
+    type(tsr_ctx_t), intent(in) :: ctx
+    character(len=*), intent(in) :: path, hints
+    type(tsr_file_t), intent(out) :: f
+    tsr_open = c_open(ctx%p, cstr(path), cstr(hints), f%p)
+  end function
+
+  !> Not collective. TSR_ENAME when the file has no such variable.
+  integer function tsr_inq_varid(f, name, varid)
+    type(tsr_file_t), intent(in) :: f
+    character(len=*), intent(in) :: name
+    integer, intent(out) :: varid
+    integer(c_int) :: id
+    tsr_inq_varid = c_inq_varid(f%p, cstr(name), id)
+    varid = id
+  end function
+
+  ! intent(inout): the halo around the tile is not read, so it keeps its values.
+  integer function get_f1(f, varid, frame, d, buf)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, frame
+    type(tsr_decomp_t), intent(in) :: d
+    real(c_float), intent(inout), contiguous :: buf(:)
+    get_f1 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
+  end function
+  integer function get_f2(f, varid, frame, d, buf)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, frame
+    type(tsr_decomp_t), intent(in) :: d
+    real(c_float), intent(inout), contiguous :: buf(:, :)
+    get_f2 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
+  end function
+  integer function get_f3(f, varid, frame, d, buf)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, frame
+    type(tsr_decomp_t), intent(in) :: d
+    real(c_float), intent(inout), contiguous :: buf(:, :, :)
+    get_f3 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
   end function
 
   integer function tsr_flush(f)

@@ -60,3 +60,6 @@ int tsr_f_put_global_float(tsr_file *f, int varid, int64_t frame, const float *b
 int tsr_f_put_att(tsr_file *f, int varid, const char *name, int type, int64_t n, const void *v) {
   return tsr_put_att(f, varid, name, (tsr_type)type, (size_t)n, v);
 }
+int tsr_f_get_float(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, float *b) {
+  return tsr_get(f, varid, frame - 1, d, b);
+}

@@ -207,6 +207,58 @@ TSR_EXTERN int tsr_flush(tsr_file *f);
  *  With `servers` it returns without waiting for the servers' write. Collective. */
 TSR_EXTERN int tsr_close(tsr_file **f);
 
+/**
+ * Open an existing NetCDF file for reading (restart files, verification).
+ * Collective over the context's model communicator, with the same @p path.
+ *
+ * @p hints may be NULL; they are resolved as for tsr_create (tsr_init's,
+ * then these, then TESSERA_HINTS entries whose glob matches @p path). Only
+ * `backend` and the MPI-IO pass-through keys matter: `backend=pnetcdf` reads
+ * collectively with PnetCDF (the default when it is built), `backend=netcdf`
+ * lets every rank open the file itself with serial NetCDF. Strategy hints
+ * are ignored.
+ *
+ * The file is in data mode and read-only: tsr_inq_varid works on it. Variable
+ * ids are the file's, except that variables Tessera cannot describe (a type
+ * with no tsr_type such as NC_BYTE or NC_SHORT, more than TSR_MAX_DIMS
+ * dimensions) are left out and the ids after them move down; look ids up by
+ * name. tsr_def_*, tsr_put_att, tsr_enddef, tsr_put, tsr_put_global and
+ * tsr_flush return TSR_EMODE; tsr_close closes it and frees the handle. The
+ * caller owns *f until tsr_close.
+ *
+ * Pieces of a file written with `strategy=split` are not joined here: opening
+ * one returns TSR_EFORMAT (join them with `tessera join` first).
+ *
+ * @return 0; TSR_EACCES (no such file, or not readable); TSR_EFORMAT (not a
+ *         NetCDF file, or a split piece); TSR_ENOTBUILT (the backend asked for
+ *         is not built, or cannot read, e.g. `null`); TSR_EHINT; TSR_EINVAL
+ *         (NULL or empty path, NULL f); TSR_EIO; TSR_ENOMEM; TSR_ESTATE (NULL
+ *         ctx). The same code on every rank; *f is NULL on failure.
+ */
+TSR_EXTERN int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **f);
+
+/**
+ * Read this rank's tile of variable @p varid at record @p frame (ignored for
+ * fixed variables) from a file opened by tsr_open. Collective.
+ *
+ * @p d may be any decomposition of the variable's non-record shape, not the
+ * one the file was written with. Each rank's tile (d's start/count) is stored
+ * into @p buf laid out over d's memory box, exactly as tsr_put reads it:
+ * points of the memory box outside the tile (halos) are not touched, and
+ * points no rank owns are simply not read. @p buf may be NULL on a rank whose
+ * tile is empty. @p d NULL reads the whole frame of the variable on every rank
+ * (replicated variables such as `Times`); @p buf then holds all of it. Values
+ * are returned in the variable's own type, without conversion.
+ *
+ * @return 0; TSR_EMODE (@p f is open for writing); TSR_EBADID (no such
+ *         variable); TSR_ERANGE (@p frame < 0, or not below the number of
+ *         records in the file, for a record variable); TSR_ESHAPE (@p d does
+ *         not match the variable's non-record dimensions); TSR_EINVAL (NULL
+ *         @p buf with a non-empty tile); TSR_EIO; TSR_ENOMEM. A bad argument
+ *         on one rank gives every rank the same code, and nothing is read.
+ */
+TSR_EXTERN int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf);
+
 /** Look up a variable id by name. Not collective. @return 0, TSR_ENAME. */
 TSR_EXTERN int tsr_inq_varid(const tsr_file *f, const char *name, int *varid);
 

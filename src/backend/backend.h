@@ -1,6 +1,7 @@
 /* Backends: block-level operations only. A backend never knows which strategy
  * fed it; it creates a file from a whole schema, writes blocks of a variable at
- * a frame, flushes and closes. The registry (backend_registry.c) is the only
+ * a frame, flushes and closes; optionally it opens a file for reading and reads
+ * blocks (close then closes that file). The registry (backend_registry.c) is the only
  * place that knows which backends were built. */
 #ifndef TSR_BACKEND_H
 #define TSR_BACKEND_H
@@ -57,6 +58,33 @@ typedef struct tsr__backend_ops {
   /* Optional: file offset in bytes of element `start` of a variable at a frame,
    * for the alignment statistics; -1 when unknown. */
   int64_t (*block_offset)(const tsr__bfile *bf, int varid, int64_t frame, const int64_t start[]);
+
+  /* Reading (tsr_open / tsr_get). Optional: a backend that leaves open NULL
+   * cannot read, and tsr_open answers TSR_ENOTBUILT. */
+  /* Open @p path read-only and describe it in @p schema_out (initialised
+   * here; the caller frees it): dims with their lengths, the record dimension
+   * as TSR_UNLIMITED; variables with types, dims and attributes; global
+   * attributes; the format (NC_FORMAT_* numbers: 1 classic, 2 CDF-2, 5 CDF-5,
+   * 3/4 netCDF-4). Variables of a type Tessera has no tsr_type for, or whose
+   * record dimension is not the first, are left out of the schema (ids are the
+   * schema's, mapped inside the backend); so are attributes of such types.
+   * Parallel backends: collective over @p comm, and the status is the same on
+   * every rank (on failure no rank holds a file). Serial backends: comm is
+   * MPI_COMM_SELF and every rank that reads opens the file itself. */
+  int (*open)(MPI_Comm comm, const char *path, const tsr__hints *h, tsr__schema *schema_out,
+              tsr__bfile **out, tsr__berr *err);
+  /* Read one block of variable @p varid at @p frame into @p buf, which is the
+   * whole block (mem.mshape NULL) or a larger C-ordered memory array in which
+   * the block sits at mem.moffset; elements of buf outside the block are not
+   * touched. Parallel backends: collective over the open comm; a rank with
+   * nothing to read still calls it with a zero count, so all ranks make the
+   * same number of calls (and a rank whose request is invalid still takes part
+   * with an empty one before it returns its error). */
+  int (*read_block)(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                    const int64_t count[], void *buf, tsr__memview mem, tsr__berr *err);
+  /* Number of records (length of the record dimension) when the file was
+   * opened; 0 when it has none. Not collective. */
+  int64_t (*num_records)(const tsr__bfile *bf);
 } tsr__backend_ops;
 
 /* Look a backend up by name. Returns 0 and sets *ops, TSR_ENOTBUILT when the

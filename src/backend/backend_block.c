@@ -13,6 +13,7 @@ int tsr__bvars_from_schema(const tsr__schema *s, tsr__bvar **out) {
   if (!v) return TSR_ENOMEM;
   for (int i = 0; i < s->nvars; i++) {
     memcpy(v[i].name, s->vars[i].name, TSR_MAX_NAME);
+    v[i].fid = i;
     v[i].type = s->vars[i].type;
     v[i].esize = tsr__type_size(s->vars[i].type);
     v[i].is_record = s->vars[i].is_record;
@@ -20,6 +21,38 @@ int tsr__bvars_from_schema(const tsr__schema *s, tsr__bvar **out) {
   }
   *out = v;
   return 0;
+}
+
+int tsr__bschema_add_dim(tsr__schema *s, const char *name, int64_t len) {
+  /* Refusals here (a name of NC_MAX_NAME characters, a second record
+   * dimension) would shift every later dimension id: refuse the file. */
+  int rc = tsr__schema_add_dim(s, name, len, NULL);
+  return rc == TSR_ENOMEM ? rc : rc ? TSR_EFORMAT : 0;
+}
+
+int tsr__bschema_add_var(tsr__schema *s, const char *name, int xtype, int ndims,
+                         const int dimids[], int *varid) {
+  *varid = -1;
+  if (ndims < 0 || ndims > TSR_MAX_DIMS) return 0;
+  for (int i = 0; i < ndims; i++)
+    if (dimids[i] < 0 || dimids[i] >= s->ndims) return TSR_EFORMAT;
+  if (!tsr__type_valid((tsr_type)xtype) || strlen(name) >= TSR_MAX_NAME) return 0;
+  for (int i = 1; i < ndims; i++)
+    if (s->dims[dimids[i]].len == TSR_UNLIMITED) return 0; /* netCDF-4 allows it; we do not */
+  int rc = tsr__schema_add_var(s, name, (tsr_type)xtype, ndims, dimids, varid);
+  if (rc) *varid = -1;
+  return rc == TSR_ENOMEM ? rc : rc ? TSR_EFORMAT : 0;
+}
+
+int tsr__bschema_att_ok(const char *name, int xtype) {
+  return tsr__type_valid((tsr_type)xtype) && strlen(name) < TSR_MAX_NAME;
+}
+
+int tsr__bschema_put_att(tsr__schema *s, int varid, const char *name, int xtype, size_t n,
+                         const void *values) {
+  if (!tsr__bschema_att_ok(name, xtype)) return 0;
+  int rc = tsr__schema_put_att(s, varid, name, (tsr_type)xtype, n, values);
+  return rc == TSR_ENOMEM ? rc : 0; /* metadata the schema refuses is not worth failing over */
 }
 
 int64_t tsr__block_elems(int nd, const int64_t count[]) {
@@ -64,9 +97,12 @@ int tsr__block_check(const tsr__bvar *vars, int nvars, int varid, int64_t frame,
 }
 
 /* Walk the block row by row (a row = the fastest dimension), copying each row
- * with one memcpy; `idx` is an odometer over the slower dimensions. */
-void tsr__block_pack(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
-                     tsr__memview mem) {
+ * with one memcpy between the contiguous block and its place in the memory
+ * array; `idx` is an odometer over the slower dimensions. to_array picks the
+ * direction (src is the block, dst the array), so pack (writes) and unpack
+ * (reads) share one walk. */
+static void block_copy(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
+                       tsr__memview mem, int to_array) {
   if (nd == 0) {
     memcpy(dst, src, esize);
     return;
@@ -84,10 +120,25 @@ void tsr__block_pack(void *dst, const void *src, size_t esize, int nd, const int
   for (;;) {
     int64_t off = base;
     for (int i = 0; i < nd - 1; i++) off += idx[i] * stride[i];
-    memcpy(d, s + (size_t)off * esize, row);
-    d += row;
+    if (to_array) {
+      memcpy(d + (size_t)off * esize, s, row);
+      s += row;
+    } else {
+      memcpy(d, s + (size_t)off * esize, row);
+      d += row;
+    }
     int i = nd - 2;
     while (i >= 0 && ++idx[i] == count[i]) idx[i--] = 0;
     if (i < 0) break;
   }
+}
+
+void tsr__block_pack(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
+                     tsr__memview mem) {
+  block_copy(dst, src, esize, nd, count, mem, 0);
+}
+
+void tsr__block_unpack(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
+                       tsr__memview mem) {
+  block_copy(dst, src, esize, nd, count, mem, 1);
 }

@@ -1,6 +1,7 @@
 /* Block geometry shared by the file backends: a compact per-variable layout
  * copied from the schema at create (the schema need not outlive the file),
- * block validation, and packing a block out of a larger memory array. */
+ * block validation, and packing a block out of (or unpacking it into) a larger
+ * memory array. */
 #ifndef TSR_BACKEND_BLOCK_H
 #define TSR_BACKEND_BLOCK_H
 
@@ -11,6 +12,8 @@
 
 typedef struct {
   char name[TSR_MAX_NAME];
+  int fid;                     /* id in the file: the schema's id for files Tessera
+                                  created; differs when open left variables out */
   tsr_type type;
   size_t esize;                /* bytes per element */
   int is_record;               /* first file dimension is the record dimension */
@@ -21,6 +24,23 @@ typedef struct {
 /* Copy the layout of every variable of @p s into a malloc'd array (*out,
  * s->nvars entries; NULL when there are none). Returns 0 or TSR_ENOMEM. */
 int tsr__bvars_from_schema(const tsr__schema *s, tsr__bvar **out);
+
+/* Building a schema from a file's header (backend open). Each returns 0 or a
+ * TSR_E* code (TSR_EFORMAT for a header Tessera cannot describe). */
+/* Add dimension @p name (len TSR_UNLIMITED for the record dimension); its id
+ * is the number of dimensions added before, so dims must come in file order. */
+int tsr__bschema_add_dim(tsr__schema *s, const char *name, int64_t len);
+/* Add a variable of NetCDF type @p xtype; *varid is its schema id, or -1 when
+ * Tessera cannot represent it (no tsr_type, more than TSR_MAX_DIMS dims, the
+ * record dimension not first) and it is left out. */
+int tsr__bschema_add_var(tsr__schema *s, const char *name, int xtype, int ndims,
+                         const int dimids[], int *varid);
+/* 1 when an attribute of NetCDF type @p xtype named @p name can be kept. */
+int tsr__bschema_att_ok(const char *name, int xtype);
+/* Add an attribute read from the header; one the schema refuses (a
+ * _FillValue of another type than its variable) is left out. */
+int tsr__bschema_put_att(tsr__schema *s, int varid, const char *name, int xtype, size_t n,
+                         const void *values);
 
 /* Elements in a block of @p nd dimensions (1 for nd == 0). */
 int64_t tsr__block_elems(int nd, const int64_t count[]);
@@ -38,5 +58,10 @@ int tsr__block_check(const tsr__bvar *vars, int nvars, int varid, int64_t frame,
  * C-ordered array @p src of shape mem.mshape into contiguous @p dst. */
 void tsr__block_pack(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
                      tsr__memview mem);
+/* The reverse, for reads: copy the contiguous block @p src into its place at
+ * mem.moffset inside the C-ordered array @p dst of shape mem.mshape; the
+ * array's other elements (halos) are not touched. */
+void tsr__block_unpack(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
+                       tsr__memview mem);
 
 #endif

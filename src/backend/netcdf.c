@@ -1,5 +1,7 @@
 /* Serial NetCDF backend: one rank owns the file (comm is MPI_COMM_SELF) and
- * writes blocks with nc_put_vara. We link Debian's MPI build of NetCDF
+ * writes blocks with nc_put_vara. For reading, every rank opens the file
+ * itself (read-only, no coordination needed) and reads its blocks with
+ * nc_get_vara. We link Debian's MPI build of NetCDF
  * (libnetcdf_mpi) but call only its serial API, so the classic CDF-2/CDF-5
  * formats go through NetCDF's own POSIX layer. */
 #include <errno.h>
@@ -23,13 +25,14 @@ struct tsr__bfile {
   tsr__bvar *vars;
   void *scratch; /* packs blocks that sit inside a larger memory array */
   size_t scratch_cap;
+  int64_t nrecs; /* records when opened for reading */
 };
 
 /* NetCDF reports POSIX failures as positive errno values (handled by the
  * shared mapping); these are its negative codes that mean more than "I/O". */
 static const tsr__berr_class nc_classes[] = {
     {NC_ENOMEM, TSR_ENOMEM, 0},  {NC_EPERM, TSR_EACCES, 0}, {NC_EACCESS, TSR_EACCES, 0},
-    {NC_ENOTFOUND, TSR_EACCES, 0}, {NC_EIO, TSR_EIO, 1},
+    {NC_ENOTFOUND, TSR_EACCES, 0}, {NC_EIO, TSR_EIO, 1},     {NC_ENOTNC, TSR_EFORMAT, 0},
 };
 
 static int nc_fail(tsr__berr *err, int status, int sys_errno, const char *call,
@@ -127,6 +130,35 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
   return 0;
 }
 
+/* NetCDF's start/count of a block: the frame first for record variables. */
+static void corners(const tsr__bvar *v, int64_t frame, const int64_t start[],
+                    const int64_t count[], size_t st[], size_t ct[]) {
+  int k = 0;
+  if (v->is_record) {
+    st[k] = (size_t)frame;
+    ct[k++] = 1;
+  }
+  for (int i = 0; i < v->nd; i++, k++) {
+    st[k] = (size_t)start[i];
+    ct[k] = (size_t)count[i];
+  }
+}
+
+/* Room for a block in the scratch buffer, which packs (writes) or receives
+ * (reads) blocks that sit inside a larger memory array. Grown, never shrunk:
+ * a model moves the same block shapes every frame, so the largest one is
+ * allocated once. */
+static int scratch_fit(tsr__bfile *bf, size_t bytes, const tsr__bvar *v, tsr__berr *err) {
+  if (bytes <= bf->scratch_cap) return 0;
+  void *p = realloc(bf->scratch, bytes);
+  if (!p)
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %zu bytes of %s", bytes,
+                           v->name);
+  bf->scratch = p;
+  bf->scratch_cap = bytes;
+  return 0;
+}
+
 static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                                const int64_t count[], const void *buf, tsr__memview mem,
                                tsr__berr *err) {
@@ -138,34 +170,16 @@ static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const i
   if (n == 0) return 0; /* nothing to write; NetCDF would accept it, but why call */
 
   size_t st[TSR_MAX_DIMS], ct[TSR_MAX_DIMS];
-  int k = 0;
-  if (v->is_record) {
-    st[k] = (size_t)frame;
-    ct[k++] = 1;
-  }
-  for (int i = 0; i < v->nd; i++, k++) {
-    st[k] = (size_t)start[i];
-    ct[k] = (size_t)count[i];
-  }
+  corners(v, frame, start, count, st, ct);
 
   const void *src = buf;
   if (mem.mshape) {
-    size_t bytes = (size_t)n * v->esize;
-    if (bytes > bf->scratch_cap) {
-      /* Grown, never shrunk: a model writes the same block shapes every
-       * frame, so the largest one is allocated once. */
-      void *p = realloc(bf->scratch, bytes);
-      if (!p)
-        return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to pack %zu bytes of %s",
-                               bytes, v->name);
-      bf->scratch = p;
-      bf->scratch_cap = bytes;
-    }
+    if ((rc = scratch_fit(bf, (size_t)n * v->esize, v, err))) return rc;
     tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
     src = bf->scratch;
   }
   errno = 0;
-  int status = nc_put_vara(bf->ncid, varid, st, ct, src);
+  int status = nc_put_vara(bf->ncid, v->fid, st, ct, src);
   if (status) return nc_fail(err, status, errno, "nc_put_vara", bf, NULL, v->name);
   return 0;
 }
@@ -211,6 +225,140 @@ static int64_t tsr__nc_block_offset(const tsr__bfile *bf, int varid, int64_t fra
   return -1;
 }
 
+/* ---- reading ---- */
+
+/* Copy one attribute of the open file into the schema, unless its type has
+ * no tsr_type (then it is left out). */
+static int read_att(tsr__bfile *bf, int fvar, int a, tsr__schema *s, int svar, tsr__berr *err) {
+  char name[NC_MAX_NAME + 1];
+  nc_type xtype;
+  size_t n;
+  int st;
+  if ((st = nc_inq_attname(bf->ncid, fvar, a, name)) ||
+      (st = nc_inq_att(bf->ncid, fvar, name, &xtype, &n)))
+    return nc_fail(err, st, 0, "nc_inq_att", bf, NULL, NULL);
+  if (!tsr__bschema_att_ok(name, xtype)) return 0;
+  void *values = malloc(n * tsr__type_size((tsr_type)xtype) + 1);
+  if (!values) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory for attribute %s", name);
+  int rc = 0;
+  if ((st = nc_get_att(bf->ncid, fvar, name, values)))
+    rc = nc_fail(err, st, 0, "nc_get_att", bf, NULL, name);
+  else if ((rc = tsr__bschema_put_att(s, svar, name, xtype, n, values)))
+    tsr__berr_plain(err, rc, LIB, "no memory for attribute %s", name);
+  free(values);
+  return rc;
+}
+
+/* The whole header of the open file as a schema (backend.h: open). */
+static int describe(tsr__bfile *bf, tsr__schema *s, int **fid, tsr__berr *err) {
+  int st, ndims, nvars, ngatts, unlim, fmt, rc = 0;
+  char name[NC_MAX_NAME + 1];
+  if ((st = nc_inq(bf->ncid, &ndims, &nvars, &ngatts, &unlim)) ||
+      (st = nc_inq_format(bf->ncid, &fmt)))
+    return nc_fail(err, st, 0, "nc_inq", bf, NULL, NULL);
+  s->format = fmt;
+  for (int d = 0; d < ndims && !rc; d++) {
+    size_t len;
+    if ((st = nc_inq_dim(bf->ncid, d, name, &len)))
+      return nc_fail(err, st, 0, "nc_inq_dim", bf, NULL, NULL);
+    if ((rc = tsr__bschema_add_dim(s, name, d == unlim ? TSR_UNLIMITED : (int64_t)len)))
+      return tsr__berr_plain(err, rc, LIB, "cannot describe dimension %s (path %s)", name,
+                             bf->path);
+  }
+  for (int a = 0; a < ngatts && !rc; a++) rc = read_att(bf, NC_GLOBAL, a, s, TSR_GLOBAL, err);
+  *fid = malloc((size_t)(nvars > 0 ? nvars : 1) * sizeof **fid);
+  if (!*fid) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+  for (int v = 0; v < nvars && !rc; v++) {
+    int nd, natts, dimids[TSR_MAX_DIMS], sv = -1;
+    nc_type xtype;
+    if ((st = nc_inq_varndims(bf->ncid, v, &nd)))
+      return nc_fail(err, st, 0, "nc_inq_varndims", bf, NULL, NULL);
+    if (nd > TSR_MAX_DIMS) continue; /* more dims than Tessera handles: left out */
+    if ((st = nc_inq_var(bf->ncid, v, name, &xtype, &nd, dimids, &natts)))
+      return nc_fail(err, st, 0, "nc_inq_var", bf, NULL, NULL);
+    if ((rc = tsr__bschema_add_var(s, name, xtype, nd, dimids, &sv)))
+      return tsr__berr_plain(err, rc, LIB, "cannot describe variable %s (path %s)", name,
+                             bf->path);
+    if (sv < 0) continue;
+    (*fid)[sv] = v;
+    for (int a = 0; a < natts && !rc; a++) rc = read_att(bf, v, a, s, sv, err);
+  }
+  if (!rc && unlim >= 0) {
+    size_t n;
+    if ((st = nc_inq_dimlen(bf->ncid, unlim, &n)))
+      return nc_fail(err, st, 0, "nc_inq_dimlen", bf, NULL, NULL);
+    bf->nrecs = (int64_t)n;
+  }
+  return rc;
+}
+
+static int tsr__nc_open(MPI_Comm comm, const char *path, const tsr__hints *h, tsr__schema *s,
+                        tsr__bfile **out, tsr__berr *err) {
+  (void)comm; /* MPI_COMM_SELF: every rank opens the file on its own */
+  (void)h;
+  *out = NULL;
+  tsr__schema_init(s);
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (!bf || !(bf->path = strdup(path))) {
+    free_file(bf);
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  }
+  errno = 0;
+  int st = nc_open(path, NC_NOWRITE, &bf->ncid);
+  if (st) {
+    int rc = nc_fail(err, st, errno, "nc_open", NULL, path, NULL);
+    free_file(bf);
+    return rc;
+  }
+  int *fid = NULL;
+  int rc = describe(bf, s, &fid, err);
+  if (!rc && tsr__bvars_from_schema(s, &bf->vars))
+    rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  if (rc) {
+    free(fid);
+    nc_close(bf->ncid);
+    free_file(bf);
+    tsr__schema_free(s);
+    return rc;
+  }
+  bf->nvars = s->nvars;
+  for (int v = 0; v < s->nvars; v++) bf->vars[v].fid = fid[v];
+  free(fid);
+  *out = bf;
+  return 0;
+}
+
+static int tsr__nc_read_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                              const int64_t count[], void *buf, tsr__memview mem,
+                              tsr__berr *err) {
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
+  if (rc) return rc;
+  int64_t n = tsr__block_elems(v->nd, count);
+  if (n == 0) return 0; /* serial: nobody waits for an empty call */
+  if (v->is_record && frame >= bf->nrecs)
+    return tsr__berr_plain(err, TSR_ERANGE, LIB, "frame %lld of %s: the file has %lld records",
+                           (long long)frame, v->name, (long long)bf->nrecs);
+  size_t st[TSR_MAX_DIMS], ct[TSR_MAX_DIMS];
+  corners(v, frame, start, count, st, ct);
+  /* NetCDF's serial API reads contiguous blocks only: a block inside a
+   * larger array lands in the scratch buffer and is spread from there, so
+   * the halo around it stays as the caller left it. */
+  void *dst = buf;
+  if (mem.mshape) {
+    if ((rc = scratch_fit(bf, (size_t)n * v->esize, v, err))) return rc;
+    dst = bf->scratch;
+  }
+  errno = 0;
+  int status = nc_get_vara(bf->ncid, v->fid, st, ct, dst);
+  if (status) return nc_fail(err, status, errno, "nc_get_vara", bf, NULL, v->name);
+  if (mem.mshape) tsr__block_unpack(buf, bf->scratch, v->esize, v->nd, count, mem);
+  return 0;
+}
+
+static int64_t tsr__nc_num_records(const tsr__bfile *bf) { return bf->nrecs; }
+
 const tsr__backend_ops tsr__backend_netcdf = {
     .version = TSR__BACKEND_VERSION,
     .name = "netcdf",
@@ -223,4 +371,7 @@ const tsr__backend_ops tsr__backend_netcdf = {
     .abort = tsr__nc_abort,
     .file_info = NULL,
     .block_offset = tsr__nc_block_offset,
+    .open = tsr__nc_open,
+    .read_block = tsr__nc_read_block,
+    .num_records = tsr__nc_num_records,
 };

@@ -7,7 +7,12 @@
  * ncmpi_bput_vara, which copies it there at once (the caller may reuse its
  * buffer). A block that does not fit is copied into a private contiguous
  * buffer and posted with ncmpi_iput_vara; the copy is freed after the next
- * wait. Both count as pending bytes until flush. */
+ * wait. Both count as pending bytes until flush.
+ *
+ * Reading (tsr_open / tsr_get): the file is opened collectively read-only
+ * and every block is read with one collective ncmpi_get_vara_all, straight
+ * into the caller's memory array through the same subarray types; ranks
+ * with nothing to read take part with an empty request. */
 #ifdef TESSERA_HAVE_PNETCDF
 
 #include <errno.h>
@@ -57,6 +62,7 @@ struct tsr__bfile {
   void **copies; /* private copies of blocks posted with iput */
   type_slot types[TYPE_SLOTS];
   unsigned long tick;
+  int64_t nrecs; /* records when opened for reading */
 };
 
 /* PnetCDF codes that mean more than "I/O error". The generic ones carry
@@ -66,7 +72,7 @@ static const tsr__berr_class pnc_classes[] = {
     {NC_ENOMEM, TSR_ENOMEM, 0},    {NC_ENOENT, TSR_EACCES, 0},  {NC_EACCESS, TSR_EACCES, 0},
     {NC_EPERM, TSR_EACCES, 0},     {NC_EBAD_FILE, TSR_EACCES, 0}, {NC_EOFILE, TSR_EACCES, 1},
     {NC_ENO_SPACE, TSR_ENOSPC, 0}, {NC_EQUOTA, TSR_ENOSPC, 0},  {NC_EFILE, TSR_EIO, 1},
-    {NC_EWRITE, TSR_EIO, 1},       {NC_EIO, TSR_EIO, 1},
+    {NC_EWRITE, TSR_EIO, 1},       {NC_EIO, TSR_EIO, 1},        {NC_ENOTNC, TSR_EFORMAT, 0},
 };
 
 static int pnc_fail(tsr__berr *err, int status, int sys_errno, const char *call, const char *path,
@@ -378,9 +384,9 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
     if (inside) {
       MPI_Datatype dt = MPI_DATATYPE_NULL;
       if ((rc = subarray_type(bf, v, count, mem, &dt, err))) return rc;
-      status = ncmpi_bput_vara(bf->ncid, varid, st, ct, buf, 1, dt, &req);
+      status = ncmpi_bput_vara(bf->ncid, v->fid, st, ct, buf, 1, dt, &req);
     } else {
-      status = ncmpi_bput_vara(bf->ncid, varid, st, ct, buf, (MPI_Offset)n, etype, &req);
+      status = ncmpi_bput_vara(bf->ncid, v->fid, st, ct, buf, (MPI_Offset)n, etype, &req);
     }
   } else {
     call = "ncmpi_iput_vara";
@@ -392,7 +398,7 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
       tsr__block_pack(copy, buf, v->esize, v->nd, count, mem);
     else
       memcpy(copy, buf, (size_t)bytes);
-    status = ncmpi_iput_vara(bf->ncid, varid, st, ct, copy, (MPI_Offset)n, etype, &req);
+    status = ncmpi_iput_vara(bf->ncid, v->fid, st, ct, copy, (MPI_Offset)n, etype, &req);
     if (status)
       free(copy);
     else
@@ -513,6 +519,196 @@ static int64_t tsr__pnc_block_offset(const tsr__bfile *bf, int varid, int64_t fr
   return elem_offset(bf, varid, frame, start);
 }
 
+/* ---- reading ---- */
+
+/* Copy one attribute of the open file into the schema, unless its type has
+ * no tsr_type (then it is left out). */
+static int read_att(tsr__bfile *bf, int fvar, int a, tsr__schema *s, int svar, tsr__berr *err) {
+  char name[NC_MAX_NAME + 1];
+  nc_type xtype;
+  MPI_Offset n;
+  int st;
+  if ((st = ncmpi_inq_attname(bf->ncid, fvar, a, name)) ||
+      (st = ncmpi_inq_att(bf->ncid, fvar, name, &xtype, &n)))
+    return pnc_fail(err, st, 0, "ncmpi_inq_att", bf->path, NULL);
+  if (!tsr__bschema_att_ok(name, xtype)) return 0;
+  void *values = malloc((size_t)n * tsr__type_size((tsr_type)xtype) + 1);
+  if (!values) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory for attribute %s", name);
+  int rc = 0;
+  if ((st = ncmpi_get_att(bf->ncid, fvar, name, values)))
+    rc = pnc_fail(err, st, 0, "ncmpi_get_att", bf->path, name);
+  else if ((rc = tsr__bschema_put_att(s, svar, name, xtype, (size_t)n, values)))
+    tsr__berr_plain(err, rc, LIB, "no memory for attribute %s", name);
+  free(values);
+  return rc;
+}
+
+/* The whole header as a schema (backend.h: open). PnetCDF reads the header
+ * on one rank and broadcasts it, so every rank describes the same file; only
+ * memory can fail differently, and the caller agrees on the result. */
+static int describe(tsr__bfile *bf, tsr__schema *s, int **fid, tsr__berr *err) {
+  int st, ndims, nvars, ngatts, unlim, fmt, rc = 0;
+  char name[NC_MAX_NAME + 1];
+  if ((st = ncmpi_inq(bf->ncid, &ndims, &nvars, &ngatts, &unlim)) ||
+      (st = ncmpi_inq_format(bf->ncid, &fmt)))
+    return pnc_fail(err, st, 0, "ncmpi_inq", bf->path, NULL);
+  s->format = fmt;
+  for (int d = 0; d < ndims; d++) {
+    MPI_Offset len;
+    if ((st = ncmpi_inq_dim(bf->ncid, d, name, &len)))
+      return pnc_fail(err, st, 0, "ncmpi_inq_dim", bf->path, NULL);
+    if ((rc = tsr__bschema_add_dim(s, name, d == unlim ? TSR_UNLIMITED : (int64_t)len)))
+      return tsr__berr_plain(err, rc, LIB, "cannot describe dimension %s (path %s)", name,
+                             bf->path);
+    if (d == unlim) bf->nrecs = (int64_t)len; /* PnetCDF reports the record count */
+  }
+  for (int a = 0; a < ngatts && !rc; a++) rc = read_att(bf, NC_GLOBAL, a, s, TSR_GLOBAL, err);
+  *fid = malloc((size_t)(nvars > 0 ? nvars : 1) * sizeof **fid);
+  if (!*fid) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+  for (int v = 0; v < nvars && !rc; v++) {
+    int nd, natts, dimids[TSR_MAX_DIMS], sv = -1;
+    nc_type xtype;
+    if ((st = ncmpi_inq_varndims(bf->ncid, v, &nd)))
+      return pnc_fail(err, st, 0, "ncmpi_inq_varndims", bf->path, NULL);
+    if (nd > TSR_MAX_DIMS) continue; /* more dims than Tessera handles: left out */
+    if ((st = ncmpi_inq_var(bf->ncid, v, name, &xtype, &nd, dimids, &natts)))
+      return pnc_fail(err, st, 0, "ncmpi_inq_var", bf->path, NULL);
+    if ((rc = tsr__bschema_add_var(s, name, xtype, nd, dimids, &sv)))
+      return tsr__berr_plain(err, rc, LIB, "cannot describe variable %s (path %s)", name,
+                             bf->path);
+    if (sv < 0) continue;
+    (*fid)[sv] = v;
+    for (int a = 0; a < natts && !rc; a++) rc = read_att(bf, v, a, s, sv, err);
+  }
+  return rc;
+}
+
+/* PnetCDF reports a file too short to hold any header (an empty file left by
+ * a crashed run) as a failed read (NC_EFILE), where NetCDF says "not a
+ * NetCDF file". 32 bytes is the smallest classic header. Every rank looks
+ * for itself; they see the same file. */
+static int too_short(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size < 32;
+}
+
+static int tsr__pnc_open(MPI_Comm comm, const char *path, const tsr__hints *h, tsr__schema *s,
+                         tsr__bfile **out, tsr__berr *err) {
+  *out = NULL;
+  tsr__schema_init(s);
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+    return tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
+  MPI_Info info = MPI_INFO_NULL;
+  int rc = 0;
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (bf) {
+    bf->comm = dup;
+    for (int i = 0; i < TYPE_SLOTS; i++) bf->types[i].dt = MPI_DATATYPE_NULL;
+    if (!(bf->path = strdup(path))) rc = TSR_ENOMEM;
+  } else {
+    rc = TSR_ENOMEM;
+  }
+  /* Pass-through hints matter for reads too (cb_buffer_size, romio_cb_read). */
+  if (!rc) rc = make_info(h, &info);
+  int all = agree(dup, rc);
+  if (all) {
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (bf)
+      free_file(bf);
+    else
+      MPI_Comm_free(&dup);
+    return tsr__berr_plain(err, all, LIB, "%s preparing to open %s",
+                           rc ? tsr_strerror(rc) : "failure on another rank", path);
+  }
+  /* Like ncmpi_create, ncmpi_open agrees on its result (MPI_File_open is
+   * collective, and the header is read on one rank and broadcast). */
+  errno = 0;
+  int st = ncmpi_open(dup, path, NC_NOWRITE, info, &bf->ncid);
+  int sys = errno;
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (st) {
+    rc = pnc_fail(err, st, sys, "ncmpi_open", path, NULL);
+    if (rc == TSR_EIO && too_short(path)) {
+      rc = tsr__berr_plain(err, TSR_EFORMAT, LIB, "too short to be a NetCDF file (path %s)", path);
+      if (err) err->code = st;
+    }
+    free_file(bf);
+    return rc;
+  }
+  int *fid = NULL;
+  rc = describe(bf, s, &fid, err);
+  if (!rc && tsr__bvars_from_schema(s, &bf->vars))
+    rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  all = agree(bf->comm, rc);
+  if (all) {
+    if (!rc) tsr__berr_plain(err, all, LIB, "opening %s failed on another rank", path);
+    free(fid);
+    ncmpi_close(bf->ncid); /* collective: every rank opened */
+    free_file(bf);
+    tsr__schema_free(s);
+    return all;
+  }
+  bf->nvars = s->nvars;
+  for (int v = 0; v < s->nvars; v++) bf->vars[v].fid = fid[v];
+  free(fid);
+  *out = bf;
+  return 0;
+}
+
+static int tsr__pnc_read_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                               const int64_t count[], void *buf, tsr__memview mem,
+                               tsr__berr *err) {
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
+  if (!rc && v->is_record && frame >= bf->nrecs)
+    rc = tsr__berr_plain(err, TSR_ERANGE, LIB, "frame %lld of %s: the file has %lld records",
+                         (long long)frame, v->name, (long long)bf->nrecs);
+  int64_t n = rc ? 0 : tsr__block_elems(v->nd, count);
+  /* An empty request is all zeros (frame included, which may lie beyond the
+   * records), on any variable: a rank with nothing to read, or whose request
+   * is invalid, still makes the collective call the others make. */
+  MPI_Offset st[TSR_MAX_DIMS] = {0}, ct[TSR_MAX_DIMS] = {0};
+  int fid = v ? v->fid : bf->nvars > 0 ? bf->vars[0].fid : 0;
+  MPI_Datatype dt = v ? mpi_type(v->type) : MPI_BYTE;
+  MPI_Offset bufcount = 0;
+  void *dst = NULL;
+  if (n > 0) {
+    int k = 0;
+    if (v->is_record) {
+      st[k] = (MPI_Offset)frame;
+      ct[k++] = 1;
+    }
+    for (int i = 0; i < v->nd; i++, k++) {
+      st[k] = (MPI_Offset)start[i];
+      ct[k] = (MPI_Offset)count[i];
+    }
+    dst = buf;
+    bufcount = (MPI_Offset)n;
+    /* Inside a larger array: MPI scatters the block into place, halos untouched. */
+    if (mem.mshape && v->nd > 0) {
+      MPI_Datatype sub = MPI_DATATYPE_NULL;
+      rc = subarray_type(bf, v, count, mem, &sub, err);
+      if (rc) { /* still take part, with nothing */
+        memset(st, 0, sizeof st);
+        memset(ct, 0, sizeof ct);
+        dst = NULL;
+        bufcount = 0;
+      } else {
+        dt = sub;
+        bufcount = 1;
+      }
+    }
+  }
+  errno = 0;
+  int status = ncmpi_get_vara_all(bf->ncid, fid, st, ct, dst, bufcount, dt);
+  if (!rc && status) rc = pnc_fail(err, status, errno, "ncmpi_get_vara_all", bf->path, v->name);
+  return rc;
+}
+
+static int64_t tsr__pnc_num_records(const tsr__bfile *bf) { return bf->nrecs; }
+
 const tsr__backend_ops tsr__backend_pnetcdf = {
     .version = TSR__BACKEND_VERSION,
     .name = "pnetcdf",
@@ -525,6 +721,9 @@ const tsr__backend_ops tsr__backend_pnetcdf = {
     .abort = tsr__pnc_abort,
     .file_info = tsr__pnc_file_info,
     .block_offset = tsr__pnc_block_offset,
+    .open = tsr__pnc_open,
+    .read_block = tsr__pnc_read_block,
+    .num_records = tsr__pnc_num_records,
 };
 
 #else

@@ -159,8 +159,7 @@ int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const i
   TSR_LEAVE(f, tsr__file_agree(f, rc));
 }
 
-/* Does decomposition d describe the non-record shape of variable varid? */
-static int shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
+int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
   int64_t shape[TSR_MAX_DIMS];
   int nd = tsr__var_shape(&f->schema, varid, shape);
   if (d->ctx != f->ctx || d->ndims != nd) return 0;
@@ -175,7 +174,7 @@ int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
   int rc = define_check(f);
   if (!rc && (varid < 0 || varid >= f->schema.nvars)) rc = TSR_EBADID;
   if (!rc && !d) rc = TSR_EINVAL;
-  if (!rc && !shape_matches(f, varid, d)) rc = TSR_ESHAPE;
+  if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
   if (!rc) f->schema.vars[varid].decomp = d;
   TSR_LEAVE(f, tsr__file_agree(f, rc));
 }
@@ -204,6 +203,7 @@ int tsr_enddef(tsr_file *f) {
 
 /* The checks common to tsr_put and tsr_put_global, on this rank's arguments. */
 static int data_check(tsr_file *f, int varid, int64_t frame) {
+  if (f->reader) return TSR_EMODE;     /* opened by tsr_open: read-only */
   if (!f->strategy) return TSR_ESTATE; /* enddef failed: only tsr_close is left */
   if (f->in_define) return TSR_EMODE;
   if (varid < 0 || varid >= f->schema.nvars) return TSR_EBADID;
@@ -226,7 +226,7 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   int rc = data_check(f, varid, frame);
   if (!rc && !d) d = f->schema.vars[varid].decomp;
   if (!rc && !d) rc = TSR_EINVAL;
-  if (!rc && !shape_matches(f, varid, d)) rc = TSR_ESHAPE;
+  if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
   if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
   rc = tsr__file_agree(f, rc);
   if (!rc) {
@@ -272,6 +272,7 @@ int tsr_close(tsr_file **pf) {
     rc = tsr__file_agree(f, f->strategy->close(f));
     f->st.closed_at = tsr__now();
   }
+  if (f->reader) rc = tsr__file_agree(f, tsr__reader_close(f)); /* opened by tsr_open */
   double dt = tsr__now() - t0;
   f->st.blocked_s += dt;
   ctx->stats.blocked_s += dt;

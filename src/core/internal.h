@@ -14,6 +14,7 @@
 #include "tessera.h"
 
 struct tsr__server_client; /* model side of the I/O servers (src/server) */
+struct tsr__reader;        /* a file opened for reading (src/core/read.c) */
 
 struct tsr_ctx {
   MPI_Comm comm; /* model communicator (private duplicate, MPI_ERRORS_RETURN) */
@@ -92,7 +93,17 @@ struct tsr_file {
   int last_err;
   tsr__berr berr;
   tsr__fstats st;
+  /* Non-NULL for a file opened by tsr_open (src/core/read.c): read-only, in
+   * data mode, with no strategy (strategy stays NULL). */
+  struct tsr__reader *reader;
 };
+
+/* Does decomposition @p d describe the non-record shape of variable @p varid
+ * (and belong to the file's context)? The one shape check of tsr_put/tsr_get. */
+int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d);
+/* Close the backend file of a file opened for reading and free the reader
+ * (collective for parallel backends); tsr_close frees the rest. */
+int tsr__reader_close(tsr_file *f);
 
 /* Agreement: every rank learns the most negative status (MPI_MIN). */
 int tsr__agree(MPI_Comm comm, int err);

@@ -1,0 +1,170 @@
+/* Reading: tsr_open and tsr_get, for restart files and for verification.
+ *
+ * A file opened for reading has no strategy: there is nothing to gather or
+ * rearrange, because every rank reads its own tile straight from the file
+ * through the backend (PnetCDF: one collective ncmpi_get_vara_all per call;
+ * NetCDF: every rank opens the file itself and reads independently). The API
+ * pattern is the one of file.c: check locally, agree, work, agree. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "strategy/strategy_common.h"
+
+struct tsr__reader {
+  tsr__bfile *bf;
+  int64_t nrecs; /* records in the file when it was opened */
+};
+
+/* PnetCDF when built: one collective read per call instead of every rank
+ * opening the file on its own. */
+static const char *default_backend(void) {
+#ifdef TESSERA_HAVE_PNETCDF
+  return "pnetcdf";
+#else
+  return "netcdf";
+#endif
+}
+
+static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
+  const char *name = f->hints.backend[0] ? f->hints.backend : default_backend();
+  int rc = tsr__backend_find(name, &f->backend);
+  if (rc) {
+    snprintf(msg, msglen, "backend '%s' %s", name,
+             rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
+    return rc;
+  }
+  /* A backend that cannot read (null) is "not built" for reading, as the
+   * ops table says: the name is right, the capability is missing. */
+  if (!f->backend->open || !f->backend->read_block || !f->backend->num_records) {
+    snprintf(msg, msglen, "backend '%s' cannot read files", name);
+    return TSR_ENOTBUILT;
+  }
+  return 0;
+}
+
+/* Split pieces hold one rank's tile under the file's dimension names with
+ * the tile's lengths: reading one as if it were the whole file would give
+ * wrong shapes, not an error. Joining is the tool's job. */
+static int refuse_split_piece(const tsr__schema *s, const char *path, char *msg, size_t msglen) {
+  for (int a = 0; a < s->ngatts; a++) {
+    if (strcmp(s->gatts[a].name, "tessera_split_nranks") != 0) continue;
+    snprintf(msg, msglen,
+             "'%s' is one piece of a file written with strategy=split; join the pieces with "
+             "`tessera join` and open the joined file",
+             path);
+    return TSR_EFORMAT;
+  }
+  return 0;
+}
+
+static void free_file(tsr_file *f) {
+  if (!f) return;
+  tsr__schema_free(&f->schema);
+  free(f->reader);
+  free(f->path);
+  free(f);
+}
+
+int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
+  if (out) *out = NULL;
+  if (!ctx) return TSR_ESTATE;
+  double t0 = tsr__now();
+  char msg[512] = "";
+  int rc = out && path && path[0] ? 0 : TSR_EINVAL;
+  tsr_file *f = rc ? NULL : calloc(1, sizeof *f);
+  if (!rc && !f) rc = TSR_ENOMEM;
+  if (f) {
+    f->ctx = ctx;
+    f->path = strdup(path);
+    f->reader = calloc(1, sizeof *f->reader);
+    tsr__schema_init(&f->schema);
+    tsr__hints_defaults(&f->hints);
+    tsr__fstats_init(&f->st, 1 << 20);
+    rc = f->path && f->reader ? 0 : TSR_ENOMEM;
+    /* Same sources and precedence as tsr_create; only backend= and the
+     * MPI-IO pass-through keys matter for reading. */
+    if (!rc) rc = tsr__hints_resolve(ctx->init_hints, hints, path, &f->hints, msg, sizeof msg);
+    if (!rc) rc = choose_backend(f, msg, sizeof msg);
+  }
+  if (rc && f) {
+    f->berr.code = rc;
+    snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
+  }
+  int agreed = f ? tsr__file_agree(f, rc) : tsr__agree(ctx->comm, rc);
+  if (!agreed) {
+    /* A parallel backend opens collectively and agrees on the result itself,
+     * so either every rank holds the file or none does; a serial one is
+     * opened by every rank on its own. */
+    MPI_Comm comm = f->backend->parallel ? ctx->comm : MPI_COMM_SELF;
+    rc = f->backend->open(comm, path, &f->hints, &f->schema, &f->reader->bf, &f->berr);
+    if (!rc) rc = refuse_split_piece(&f->schema, path, f->berr.message, sizeof f->berr.message);
+    if (!rc) f->reader->nrecs = f->backend->num_records(f->reader->bf);
+    agreed = tsr__file_agree(f, rc);
+    /* Every rank that holds the file closes it: all of them, or (serial)
+     * each on its own, so the collective close cannot hang. */
+    if (agreed && f->reader->bf) f->backend->close(f->reader->bf, NULL);
+  }
+  ctx->stats.blocked_s += tsr__now() - t0;
+  if (agreed) {
+    TSR_LOG("tsr_open('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
+            f ? f->berr.message : msg);
+    free_file(f);
+    return agreed;
+  }
+  ctx->nopen++;
+  *out = f;
+  return 0;
+}
+
+/* This rank's arguments of tsr_get, checked before anything is read. */
+static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
+                     const void *buf) {
+  if (!f->reader) return TSR_EMODE; /* a file open for writing */
+  if (varid < 0 || varid >= f->schema.nvars) return TSR_EBADID;
+  if (f->schema.vars[varid].is_record && (frame < 0 || frame >= f->reader->nrecs))
+    return TSR_ERANGE;
+  if (d && !tsr__shape_matches(f, varid, d)) return TSR_ESHAPE;
+  int64_t elems = d ? d->my_elems : tsr__var_frame_elems(&f->schema, varid);
+  if (!buf && elems > 0) return TSR_EINVAL;
+  return 0;
+}
+
+static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
+  const tsr__backend_ops *b = f->backend;
+  tsr__bfile *bf = f->reader->bf;
+  const tsr__memview whole = {NULL, NULL};
+  if (!d) { /* replicated: the whole frame of the variable on every rank */
+    int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
+    tsr__var_shape(&f->schema, varid, count);
+    return b->read_block(bf, varid, frame, start, count, buf, whole, &f->berr);
+  }
+  /* A serial backend has nobody to wait for; a parallel one reads
+   * collectively, so an empty tile still makes the (empty) call. */
+  if (d->my_elems == 0 && !b->parallel) return 0;
+  int64_t moff[TSR_MAX_DIMS];
+  tsr__memview mem = d->my_elems > 0 ? tsr__tile_view(d, moff) : whole;
+  return b->read_block(bf, varid, frame, d->tile.start, d->tile.count, buf, mem, &f->berr);
+}
+
+int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
+  if (!f) return TSR_EINVAL;
+  double t0 = tsr__now();
+  int rc = tsr__file_agree(f, get_check(f, varid, frame, d, buf));
+  if (!rc) rc = tsr__file_agree(f, read_tile(f, varid, frame, d, buf));
+  /* Time in Tessera calls, as for every API call; reads are not counted as
+   * output in the statistics. */
+  double dt = tsr__now() - t0;
+  f->st.blocked_s += dt;
+  f->ctx->stats.blocked_s += dt;
+  if (rc) f->last_err = rc;
+  return rc;
+}
+
+int tsr__reader_close(tsr_file *f) {
+  int rc = f->backend->close(f->reader->bf, &f->berr);
+  free(f->reader);
+  f->reader = NULL;
+  return rc;
+}

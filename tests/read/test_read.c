@@ -1,0 +1,488 @@
+/* Reading with tsr_open / tsr_get: files written with the serial, direct and
+ * aggregate strategies by rows are read back with each backend through other
+ * decompositions (columns, columns with an empty rank, a 2-D grid with halo'd
+ * memory, a grid with holes) and every value is compared exactly; halo points
+ * and points outside the tile must stay untouched. Then the errors: each one
+ * the documented code on every rank, handles NULL after a failed open. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+enum { NZ = 3, NY = 10, NX = 13, NT = 2, HALO = 2, NSTR = 19 };
+static const double SENTINEL = -4242.0; /* in every buffer point a read must not touch */
+
+/* Variables, in definition order (their ids). */
+typedef struct {
+  const char *name;
+  tsr_type type;
+  int nd; /* 3 = (z, y, x), 2 = (y, x), 0 = (DateStrLen), replicated */
+  int stag, record;
+} varspec;
+static const varspec VARS[] = {
+    {"T", TSR_FLOAT, 3, 0, 1},   {"U", TSR_FLOAT, 3, 1, 1},    {"PS", TSR_DOUBLE, 2, 0, 1},
+    {"MASK", TSR_INT, 2, 0, 0},  {"Times", TSR_CHAR, 0, 0, 1},
+};
+enum { NVARS = sizeof VARS / sizeof VARS[0], V_TIMES = 4 };
+
+static int nranks;
+static const char *dir;
+
+/* Decomposition kinds: ROWS is the one files are written with. */
+typedef enum { K_ROWS, K_COLS, K_COLS_EMPTY, K_HALO, K_HOLES, K_NKINDS } kind;
+static const char *kind_name[] = {"rows", "cols", "cols-empty", "halo", "holes"};
+
+static void split1(int64_t n, int parts, int p, int64_t *start, int64_t *count) {
+  *start = n * p / parts;
+  *count = n * (p + 1) / parts - *start;
+}
+
+/* This rank's (y, x) tile and memory box of kind k over an x extent of nx. */
+static void tile2(kind k, int64_t nx, int64_t st[2], int64_t ct[2], int64_t mst[2],
+                  int64_t mct[2]) {
+  int r = tu_rank, n = nranks, py = 1, px = 1, h = k == K_HALO ? HALO : 0;
+  int64_t y0 = 0, ny = NY;
+  if (k == K_ROWS) py = n;
+  else if (k == K_COLS) px = n;
+  else if (k == K_COLS_EMPTY) px = n > 1 ? n - 1 : 1;
+  else {
+    int dims[2] = {0, 0};
+    MPI_Dims_create(n, 2, dims);
+    py = dims[0];
+    px = dims[1];
+  }
+  if (k == K_HOLES) { /* nobody owns row 0 nor the last column */
+    y0 = 1;
+    ny -= 1;
+    nx -= 1;
+  }
+  if (r >= py * px) { /* the last rank of cols-empty owns nothing */
+    st[0] = st[1] = ct[0] = ct[1] = 0;
+  } else {
+    split1(ny, py, r / px, &st[0], &ct[0]);
+    split1(nx, px, r % px, &st[1], &ct[1]);
+    st[0] += y0;
+  }
+  for (int i = 0; i < 2; i++) {
+    mst[i] = st[i] - h; /* may reach beyond the domain: halos at the edge */
+    mct[i] = ct[i] + 2 * h;
+  }
+}
+
+/* One decomposition per variable shape: (z,y,x), (z,y,x+1), (y,x). */
+typedef struct {
+  tsr_decomp *d[3];
+  int64_t mst[3][3], mct[3][3], st[3][3], ct[3][3];
+} decomps;
+
+static int shape_of(const varspec *v) { return v->nd == 2 ? 2 : v->stag ? 1 : 0; }
+
+static int make_decomps(tsr_ctx *ctx, kind k, decomps *D) {
+  int rc = 0;
+  for (int m = 0; m < 3 && !rc; m++) {
+    int64_t st[2], ct[2], mst[2], mct[2], nx = m == 1 ? NX + 1 : NX;
+    tile2(k, nx, st, ct, mst, mct);
+    int nd = m == 2 ? 2 : 3, o = nd - 2;
+    int64_t g[3] = {NZ, NY, nx};
+    if (nd == 3) {
+      D->st[m][0] = D->mst[m][0] = 0;
+      D->ct[m][0] = D->mct[m][0] = NZ;
+    } else {
+      g[0] = NY;
+      g[1] = nx;
+    }
+    for (int i = 0; i < 2; i++) {
+      D->st[m][o + i] = st[i];
+      D->ct[m][o + i] = ct[i];
+      D->mst[m][o + i] = mst[i];
+      D->mct[m][o + i] = mct[i];
+    }
+    rc = tsr_decomp_box(ctx, nd, g, D->st[m], D->ct[m], D->mst[m], D->mct[m], &D->d[m]);
+  }
+  return rc;
+}
+
+static void free_decomps(decomps *D) {
+  for (int m = 0; m < 3; m++) tsr_decomp_free(&D->d[m]);
+}
+
+static void times_of(int t, char out[NSTR + 1]) {
+  snprintf(out, NSTR + 1, "2026-01-01_0%d:00:00", t);
+}
+
+static size_t esize(tsr_type t) { return tsr_type_size(t); }
+
+static double get_elem(const void *buf, tsr_type t, int64_t q) {
+  switch (t) {
+  case TSR_FLOAT: return ((const float *)buf)[q];
+  case TSR_DOUBLE: return ((const double *)buf)[q];
+  case TSR_INT: return ((const int32_t *)buf)[q];
+  case TSR_CHAR: return ((const char *)buf)[q];
+  }
+  return 0;
+}
+
+static void set_elem(void *buf, tsr_type t, int64_t q, double x) {
+  switch (t) {
+  case TSR_FLOAT: ((float *)buf)[q] = (float)x; break;
+  case TSR_DOUBLE: ((double *)buf)[q] = x; break;
+  case TSR_INT: ((int32_t *)buf)[q] = (int32_t)x; break;
+  case TSR_CHAR: ((char *)buf)[q] = (char)x; break;
+  }
+}
+
+/* A buffer over the memory box of shape m: check values inside the tile
+ * (fill = 1), the sentinel everywhere (fill = 0). */
+static void *mem_buffer(const decomps *D, int m, int vi, int t, int fill, int64_t *n_out) {
+  const varspec *v = &VARS[vi];
+  int nd = m == 2 ? 2 : 3;
+  const int64_t *mst = D->mst[m], *mct = D->mct[m];
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= mct[i];
+  void *buf = malloc((size_t)(n > 0 ? n : 1) * esize(v->type));
+  int64_t q = 0;
+  for (int64_t kk = 0; kk < (nd == 3 ? mct[0] : 1); kk++)
+    for (int64_t jj = 0; jj < mct[nd - 2]; jj++)
+      for (int64_t ii = 0; ii < mct[nd - 1]; ii++, q++) {
+        int64_t k = nd == 3 ? mst[0] + kk : 0, j = mst[nd - 2] + jj, i = mst[nd - 1] + ii;
+        set_elem(buf, v->type, q, fill ? (double)tu_value(vi, t, k, j, i) : SENTINEL);
+      }
+  *n_out = n;
+  return buf;
+}
+
+static int write_file(tsr_ctx *ctx, const char *path, const char *hints, decomps *W) {
+  tsr_file *f = NULL;
+  int rc = tsr_create(ctx, path, hints, &f);
+  if (rc) return rc;
+  int dT, dz, dy, dx, dxs, dstr, ids[4], vid;
+  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
+  TU_OK(tsr_def_dim(f, "DateStrLen", NSTR, &dstr));
+  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
+  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
+  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
+  TU_OK(tsr_def_dim(f, "west_east_stag", NX + 1, &dxs));
+  for (int v = 0; v < NVARS; v++) {
+    const varspec *s = &VARS[v];
+    int n = 0;
+    if (s->record) ids[n++] = dT;
+    if (s->nd == 3) ids[n++] = dz;
+    if (s->nd >= 2) {
+      ids[n++] = dy;
+      ids[n++] = s->stag ? dxs : dx;
+    }
+    if (s->nd == 0) ids[n++] = dstr;
+    TU_OK(tsr_def_var(f, s->name, s->type, n, ids, &vid));
+    TU_EQ(vid, v);
+  }
+  float fill = -999.0f;
+  TU_OK(tsr_put_att(f, 0, "_FillValue", TSR_FLOAT, 1, &fill));
+  TU_OK(tsr_put_att(f, TSR_GLOBAL, "TITLE", TSR_CHAR, 7, "tessera"));
+  TU_OK(tsr_enddef(f));
+  for (int t = 0; t < NT; t++)
+    for (int v = 0; v < NVARS; v++) {
+      const varspec *s = &VARS[v];
+      if (!s->record && t > 0) continue;
+      if (s->nd == 0) {
+        char times[NSTR + 1];
+        times_of(t, times);
+        TU_OK(tsr_put_global(f, v, t, times));
+        continue;
+      }
+      int64_t n;
+      int m = shape_of(s);
+      void *buf = mem_buffer(W, m, v, t, 1, &n);
+      TU_OK(tsr_put(f, v, t, W->d[m], buf));
+      free(buf);
+    }
+  return tsr_close(&f);
+}
+
+/* Read every variable and frame through decomposition kind k and compare
+ * every point of the memory box: tile points hold the check value, all
+ * others the sentinel they had before the read. */
+static void read_and_compare(tsr_file *f, const decomps *D, const char *label) {
+  for (int v = 0; v < NVARS; v++) {
+    const varspec *s = &VARS[v];
+    if (s->nd == 0) continue;
+    int m = shape_of(s), nd = m == 2 ? 2 : 3;
+    for (int t = 0; t < (s->record ? NT : 1); t++) {
+      int64_t n, bad = 0, q = 0;
+      void *buf = mem_buffer(D, m, v, t, 0, &n);
+      int empty = D->ct[m][nd - 1] * D->ct[m][nd - 2] == 0; /* NULL is allowed then */
+      TU_OK(tsr_get(f, v, t, D->d[m], empty ? NULL : buf));
+      const int64_t *mst = D->mst[m], *mct = D->mct[m], *st = D->st[m], *ct = D->ct[m];
+      for (int64_t kk = 0; kk < (nd == 3 ? mct[0] : 1); kk++)
+        for (int64_t jj = 0; jj < mct[nd - 2]; jj++)
+          for (int64_t ii = 0; ii < mct[nd - 1]; ii++, q++) {
+            int64_t k = nd == 3 ? mst[0] + kk : 0, j = mst[nd - 2] + jj, i = mst[nd - 1] + ii;
+            int in = j >= st[nd - 2] && j < st[nd - 2] + ct[nd - 2] && i >= st[nd - 1] &&
+                     i < st[nd - 1] + ct[nd - 1];
+            double want = in ? (double)tu_value(v, t, k, j, i) : SENTINEL;
+            if (s->type == TSR_FLOAT) want = (float)want;
+            double got = get_elem(buf, s->type, q);
+            if (got != want && bad++ == 0)
+              fprintf(stderr, "[rank %d] %s: %s[t=%d,k=%lld,j=%lld,i=%lld] = %g, want %g\n",
+                      tu_rank, label, s->name, t, (long long)k, (long long)j, (long long)i, got,
+                      want);
+          }
+      TU_EQ(bad, 0);
+      free(buf);
+    }
+  }
+}
+
+/* Replicated reads (d NULL): Times at each frame, and all of MASK. */
+static void read_replicated(tsr_file *f, const char *label) {
+  for (int t = 0; t < NT; t++) {
+    char got[NSTR + 1] = {0}, want[NSTR + 1];
+    times_of(t, want);
+    TU_OK(tsr_get(f, V_TIMES, t, NULL, got));
+    if (memcmp(got, want, NSTR) != 0)
+      fprintf(stderr, "[rank %d] %s: Times[%d] = '%.19s', want '%s'\n", tu_rank, label, t, got,
+              want);
+    TU_EQ(memcmp(got, want, NSTR), 0);
+  }
+  int32_t *mask = malloc(NY * NX * sizeof *mask);
+  TU_OK(tsr_get(f, 3, 0, NULL, mask));
+  int64_t bad = 0;
+  for (int j = 0; j < NY; j++)
+    for (int i = 0; i < NX; i++) bad += mask[j * NX + i] != tu_value(3, 0, 0, j, i);
+  TU_EQ(bad, 0);
+  free(mask);
+}
+
+static void check_ids(tsr_file *f) {
+  for (int v = 0; v < NVARS; v++) {
+    int id = -1;
+    TU_OK(tsr_inq_varid(f, VARS[v].name, &id));
+    TU_EQ(id, v);
+  }
+  int id;
+  TU_RC(tsr_inq_varid(f, "nope", &id), TSR_ENAME);
+}
+
+static const char *const STRATS[] = {"serial", "direct", "aggregate"};
+static const char *const BACKENDS[] = {"netcdf", "pnetcdf"};
+
+static void round_trips(tsr_ctx *ctx) {
+  decomps W = {0}, R[K_NKINDS] = {0};
+  TU_OK(make_decomps(ctx, K_ROWS, &W));
+  for (int k = 0; k < K_NKINDS; k++) TU_OK(make_decomps(ctx, (kind)k, &R[k]));
+  for (size_t s = 0; s < sizeof STRATS / sizeof STRATS[0]; s++) {
+    char path[512], hints[64];
+    snprintf(path, sizeof path, "%s/read_%s_np%d.nc", dir, STRATS[s], nranks);
+    snprintf(hints, sizeof hints, "strategy=%s", STRATS[s]);
+    int rc = write_file(ctx, path, hints, &W);
+    if (rc == TSR_ENOTBUILT) continue; /* direct/aggregate need PnetCDF */
+    TU_OK(rc);
+    for (size_t b = 0; b < sizeof BACKENDS / sizeof BACKENDS[0]; b++) {
+      snprintf(hints, sizeof hints, "backend=%s", BACKENDS[b]);
+      tsr_file *f = NULL;
+      rc = tsr_open(ctx, path, hints, &f);
+      if (rc == TSR_ENOTBUILT) continue;
+      TU_OK(rc);
+      if (rc) continue;
+      check_ids(f);
+      TU_EQ(strcmp(tsr_file_strategy(f), ""), 0);
+      for (int k = 0; k < K_NKINDS; k++) {
+        if (k == K_COLS_EMPTY && nranks == 1) continue;
+        char label[160];
+        snprintf(label, sizeof label, "%s/%s/%s/np%d", STRATS[s], BACKENDS[b], kind_name[k],
+                 nranks);
+        read_and_compare(f, &R[k], label);
+      }
+      read_replicated(f, path);
+      TU_OK(tsr_close(&f));
+      TU_EQ(f == NULL, 1);
+    }
+  }
+  /* The default backend (no hint) reads too. */
+  char path[512];
+  snprintf(path, sizeof path, "%s/read_serial_np%d.nc", dir, nranks);
+  tsr_file *f = NULL;
+  TU_OK(tsr_open(ctx, path, NULL, &f));
+  if (f) read_and_compare(f, &R[K_HALO], "default/halo");
+  TU_OK(tsr_close(&f));
+  free_decomps(&W);
+  for (int k = 0; k < K_NKINDS; k++) free_decomps(&R[k]);
+}
+
+/* Write a split file (one piece per rank) of one 2-D variable. */
+static void write_split(tsr_ctx *ctx, const char *path) {
+  int64_t g[2] = {NY, NX}, st[2], ct[2], mst[2], mct[2];
+  tile2(K_ROWS, NX, st, ct, mst, mct);
+  tsr_decomp *d = NULL;
+  TU_OK(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d));
+  tsr_file *f = NULL;
+  TU_OK(tsr_create(ctx, path, "strategy=split", &f));
+  int dy, dx, v;
+  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
+  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
+  TU_OK(tsr_def_var(f, "HGT", TSR_FLOAT, 2, (int[]){dy, dx}, &v));
+  TU_OK(tsr_def_var_decomp(f, v, d));
+  TU_OK(tsr_enddef(f));
+  float *buf = calloc((size_t)(ct[0] * ct[1] + 1), sizeof *buf);
+  TU_OK(tsr_put(f, v, 0, d, buf));
+  TU_OK(tsr_close(&f));
+  free(buf);
+  tsr_decomp_free(&d);
+}
+
+static void open_errors(tsr_ctx *ctx, const char *backend) {
+  char hints[64], path[512];
+  snprintf(hints, sizeof hints, "backend=%s", backend);
+  tsr_file *f = (tsr_file *)&f; /* must come back NULL */
+
+  /* A file that does not exist. */
+  snprintf(path, sizeof path, "%s/read_missing_np%d.nc", dir, nranks);
+  TU_RC(tsr_open(ctx, path, hints, &f), TSR_EACCES);
+  TU_EQ(f == NULL, 1);
+
+  /* Bytes that are no NetCDF file, and an empty file. */
+  snprintf(path, sizeof path, "%s/read_garbage_np%d.nc", dir, nranks);
+  if (tu_rank == 0) {
+    FILE *fp = fopen(path, "wb");
+    for (int i = 0; i < 64; i++) fputs("this is not a NetCDF file\n", fp);
+    fclose(fp);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, path, hints, &f), TSR_EFORMAT);
+  TU_EQ(f == NULL, 1);
+  snprintf(path, sizeof path, "%s/read_empty_np%d.nc", dir, nranks);
+  if (tu_rank == 0) fclose(fopen(path, "wb"));
+  MPI_Barrier(MPI_COMM_WORLD);
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, path, hints, &f), TSR_EFORMAT);
+  TU_EQ(f == NULL, 1);
+
+  /* A piece of a split file is not the file. */
+  snprintf(path, sizeof path, "%s/read_split_np%d.nc.0000", dir, nranks);
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, path, hints, &f), TSR_EFORMAT);
+  TU_EQ(f == NULL, 1);
+
+  /* Bad arguments. */
+  snprintf(path, sizeof path, "%s/read_serial_np%d.nc", dir, nranks);
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, "", hints, &f), TSR_EINVAL);
+  TU_EQ(f == NULL, 1);
+  TU_RC(tsr_open(ctx, path, hints, NULL), TSR_EINVAL);
+  TU_RC(tsr_open(NULL, path, hints, &f), TSR_ESTATE);
+  /* A bad hint on one rank only: every rank fails, before anything opens. */
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, path, tu_rank == nranks - 1 ? "backend=nosuch" : hints, &f), TSR_EHINT);
+  TU_EQ(f == NULL, 1);
+  /* A path missing on one rank only: every rank fails. Only where each rank
+   * opens on its own: MPI-IO requires the same name on every rank. */
+  if (nranks > 1 && strcmp(backend, "netcdf") == 0) {
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s%s", path, tu_rank == nranks - 1 ? ".nothere" : "");
+    f = (tsr_file *)&f;
+    TU_RC(tsr_open(ctx, bad, hints, &f), TSR_EACCES);
+    TU_EQ(f == NULL, 1);
+  }
+}
+
+static void get_errors(tsr_ctx *ctx, const char *backend) {
+  char hints[64], path[512];
+  snprintf(hints, sizeof hints, "backend=%s", backend);
+  snprintf(path, sizeof path, "%s/read_serial_np%d.nc", dir, nranks);
+  decomps D = {0};
+  TU_OK(make_decomps(ctx, K_COLS, &D));
+  tsr_file *f = NULL;
+  TU_OK(tsr_open(ctx, path, hints, &f));
+  if (!f) {
+    free_decomps(&D);
+    return;
+  }
+  int64_t n;
+  float *buf = mem_buffer(&D, 0, 0, 0, 0, &n);
+  double *wide = malloc((size_t)(NZ * NY * (NX + 1)) * sizeof *wide);
+  int empty = D.ct[0][1] * D.ct[0][2] == 0;
+
+  /* Frames beyond the records, or negative; fixed variables ignore the frame. */
+  TU_RC(tsr_get(f, 0, NT, D.d[0], buf), TSR_ERANGE);
+  TU_RC(tsr_get(f, 0, -1, D.d[0], buf), TSR_ERANGE);
+  TU_RC(tsr_get(f, V_TIMES, NT, NULL, wide), TSR_ERANGE);
+  int32_t *mbuf = (int32_t *)mem_buffer(&D, 2, 3, 0, 0, &n);
+  TU_OK(tsr_get(f, 3, 99, D.d[2], empty ? NULL : mbuf));
+  free(mbuf);
+  /* A frame out of range on one rank only. */
+  TU_RC(tsr_get(f, 0, tu_rank == nranks - 1 ? NT : 0, D.d[0], buf), TSR_ERANGE);
+  /* A bad variable id on one rank only (all ranks when there is one). */
+  TU_RC(tsr_get(f, tu_rank == 0 ? 99 : 0, 0, D.d[0], buf), TSR_EBADID);
+  TU_RC(tsr_get(f, -1, 0, D.d[0], buf), TSR_EBADID);
+  /* A decomposition of another shape: 2-D for a 3-D variable, x for x_stag. */
+  TU_RC(tsr_get(f, 0, 0, D.d[2], buf), TSR_ESHAPE);
+  TU_RC(tsr_get(f, 1, 0, D.d[0], buf), TSR_ESHAPE);
+  /* NULL buffer with a tile (on rank 0, which always has one here). */
+  TU_RC(tsr_get(f, 0, 0, D.d[0], tu_rank == 0 ? NULL : buf), TSR_EINVAL);
+  /* Writing to a file opened for reading. */
+  int id;
+  TU_RC(tsr_put(f, 0, 0, D.d[0], buf), TSR_EMODE);
+  TU_RC(tsr_put_global(f, V_TIMES, 0, "2026-01-01_00:00:00"), TSR_EMODE);
+  TU_RC(tsr_def_dim(f, "extra", 3, &id), TSR_EMODE);
+  TU_RC(tsr_def_var(f, "extra", TSR_INT, 0, NULL, &id), TSR_EMODE);
+  TU_RC(tsr_put_att(f, TSR_GLOBAL, "extra", TSR_CHAR, 1, "x"), TSR_EMODE);
+  TU_RC(tsr_enddef(f), TSR_EMODE);
+  TU_RC(tsr_flush(f), TSR_EMODE);
+  /* After all that the file still reads. */
+  TU_OK(tsr_get(f, 0, 1, D.d[0], empty ? NULL : buf));
+  TU_EQ(tsr_backend_error(f, NULL, NULL) != 0, 1); /* the last error is remembered */
+  TU_OK(tsr_close(&f));
+  TU_EQ(f == NULL, 1);
+
+  /* Reading from a file open for writing. */
+  snprintf(path, sizeof path, "%s/read_writing_np%d.nc", dir, nranks);
+  TU_OK(tsr_create(ctx, path, "strategy=serial", &f));
+  int dz, dy, dx, v;
+  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
+  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
+  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
+  TU_OK(tsr_def_var(f, "T", TSR_FLOAT, 3, (int[]){dz, dy, dx}, &v));
+  TU_OK(tsr_enddef(f));
+  TU_RC(tsr_get(f, v, 0, D.d[0], buf), TSR_EMODE);
+  TU_OK(tsr_close(&f));
+
+  /* Backends that cannot read, and unknown ones. */
+  snprintf(path, sizeof path, "%s/read_serial_np%d.nc", dir, nranks);
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, path, "backend=null", &f), TSR_ENOTBUILT);
+  TU_EQ(f == NULL, 1);
+  f = (tsr_file *)&f;
+  TU_RC(tsr_open(ctx, path, "backend=nosuch", &f), TSR_EHINT);
+  TU_EQ(f == NULL, 1);
+  TU_RC(tsr_get(NULL, 0, 0, D.d[0], buf), TSR_EINVAL);
+  free(buf);
+  free(wide);
+  free_decomps(&D);
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  dir = argc > 1 ? argv[1] : ".";
+  tsr_ctx *ctx;
+  MPI_Comm model;
+  TU_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
+  round_trips(ctx);
+  char path[512];
+  snprintf(path, sizeof path, "%s/read_split_np%d.nc", dir, nranks);
+  write_split(ctx, path);
+  for (size_t b = 0; b < sizeof BACKENDS / sizeof BACKENDS[0]; b++) {
+    tsr_file *f = NULL;
+    char hints[64];
+    snprintf(hints, sizeof hints, "backend=%s", BACKENDS[b]);
+    snprintf(path, sizeof path, "%s/read_serial_np%d.nc", dir, nranks);
+    if (tsr_open(ctx, path, hints, &f) == TSR_ENOTBUILT) continue;
+    TU_OK(tsr_close(&f));
+    open_errors(ctx, BACKENDS[b]);
+    get_errors(ctx, BACKENDS[b]);
+  }
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+  return tu_finish("read");
+}
