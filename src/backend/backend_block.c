@@ -142,3 +142,9 @@ void tsr__block_unpack(void *dst, const void *src, size_t esize, int nd, const i
                        tsr__memview mem) {
   block_copy(dst, src, esize, nd, count, mem, 1);
 }
+
+int tsr__bvars_from_file(const tsr__schema *s, const int *fid, tsr__bvar **out) {
+  int rc = tsr__bvars_from_schema(s, out);
+  for (int v = 0; !rc && v < s->nvars; v++) (*out)[v].fid = fid[v];
+  return rc;
+}

@@ -24,6 +24,10 @@ typedef struct {
 /* Copy the layout of every variable of @p s into a malloc'd array (*out,
  * s->nvars entries; NULL when there are none). Returns 0 or TSR_ENOMEM. */
 int tsr__bvars_from_schema(const tsr__schema *s, tsr__bvar **out);
+/* The table of a file opened for reading: as tsr__bvars_from_schema, with
+ * each variable's id in the file (fid[v]; the schema leaves out variables
+ * Tessera cannot describe, so ids may differ). */
+int tsr__bvars_from_file(const tsr__schema *s, const int *fid, tsr__bvar **out);
 
 /* Building a schema from a file's header (backend open). Each returns 0 or a
  * TSR_E* code (TSR_EFORMAT for a header Tessera cannot describe). */

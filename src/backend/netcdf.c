@@ -312,7 +312,7 @@ static int tsr__nc_open(MPI_Comm comm, const char *path, const tsr__hints *h, ts
   }
   int *fid = NULL;
   int rc = describe(bf, s, &fid, err);
-  if (!rc && tsr__bvars_from_schema(s, &bf->vars))
+  if (!rc && tsr__bvars_from_file(s, fid, &bf->vars))
     rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
   if (rc) {
     free(fid);
@@ -322,7 +322,6 @@ static int tsr__nc_open(MPI_Comm comm, const char *path, const tsr__hints *h, ts
     return rc;
   }
   bf->nvars = s->nvars;
-  for (int v = 0; v < s->nvars; v++) bf->vars[v].fid = fid[v];
   free(fid);
   *out = bf;
   return 0;

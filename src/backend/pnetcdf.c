@@ -196,6 +196,49 @@ static int64_t elem_offset(const tsr__bfile *bf, int varid, int64_t frame, const
   return off + lin * (int64_t)v->esize;
 }
 
+/* What create and open share before the file is touched: a private
+ * communicator, the handle, the MPI_Info of the pass-through hints and, when
+ * writing (@p s non-NULL), the per-variable tables of the schema. Agreed on
+ * every rank, so either all go on to the collective ncmpi_create/open or none
+ * does. @p what names the step in the message ("create", "open"). */
+static int prepare(MPI_Comm comm, const char *path, const tsr__hints *h, const tsr__schema *s,
+                   const char *what, tsr__bfile **out, MPI_Info *info, tsr__berr *err) {
+  *out = NULL;
+  *info = MPI_INFO_NULL;
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+    return tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
+  int rc = 0;
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (bf) {
+    bf->comm = dup;
+    for (int i = 0; i < TYPE_SLOTS; i++) bf->types[i].dt = MPI_DATATYPE_NULL;
+    if (!(bf->path = strdup(path))) rc = TSR_ENOMEM;
+    if (!rc && s) {
+      bf->nvars = s->nvars;
+      if (tsr__bvars_from_schema(s, &bf->vars) ||
+          !(bf->begin = calloc((size_t)s->nvars + 1, sizeof *bf->begin)))
+        rc = TSR_ENOMEM;
+    }
+  } else {
+    rc = TSR_ENOMEM;
+  }
+  /* Pass-through hints matter for reads too (cb_buffer_size, romio_cb_read). */
+  if (!rc) rc = make_info(h, info);
+  int all = agree(dup, rc);
+  if (all) {
+    if (*info != MPI_INFO_NULL) MPI_Info_free(info);
+    if (bf)
+      free_file(bf);
+    else
+      MPI_Comm_free(&dup);
+    return tsr__berr_plain(err, all, LIB, "%s preparing to %s %s",
+                           rc ? tsr_strerror(rc) : "failure on another rank", what, path);
+  }
+  *out = bf;
+  return 0;
+}
+
 static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
                            const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
   *out = NULL;
@@ -208,37 +251,14 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
   else
     return tsr__berr_plain(err, TSR_EINVAL, LIB, "unknown format %d (path %s)", s->format, path);
 
-  MPI_Comm dup;
-  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-    return tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
-  MPI_Info info = MPI_INFO_NULL;
-  int rc = 0;
-  tsr__bfile *bf = calloc(1, sizeof *bf);
-  if (bf) {
-    bf->comm = dup;
-    for (int i = 0; i < TYPE_SLOTS; i++) bf->types[i].dt = MPI_DATATYPE_NULL;
-    bf->nvars = s->nvars;
-    if (!(bf->path = strdup(path)) || tsr__bvars_from_schema(s, &bf->vars) ||
-        !(bf->begin = calloc((size_t)s->nvars + 1, sizeof *bf->begin)))
-      rc = TSR_ENOMEM;
-  } else {
-    rc = TSR_ENOMEM;
-  }
-  if (!rc) rc = make_info(h, &info);
-  int all = agree(dup, rc);
-  if (all) {
-    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-    if (bf)
-      free_file(bf);
-    else
-      MPI_Comm_free(&dup);
-    return tsr__berr_plain(err, all, LIB, "%s preparing to create %s",
-                           rc ? tsr_strerror(rc) : "failure on another rank", path);
-  }
+  MPI_Info info;
+  tsr__bfile *bf;
+  int rc = prepare(comm, path, h, s, "create", &bf, &info, err);
+  if (rc) return rc;
 
   /* ncmpi_create agrees on its result across ranks (MPI_File_open does). */
   errno = 0;
-  int st = ncmpi_create(dup, path, cmode, info, &bf->ncid);
+  int st = ncmpi_create(bf->comm, path, cmode, info, &bf->ncid);
   int sys = errno;
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (st) {
@@ -248,7 +268,7 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
   }
 
   rc = define(bf, s, err);
-  all = agree(bf->comm, rc);
+  int all = agree(bf->comm, rc);
   if (!all) {
     errno = 0;
     if ((st = ncmpi_enddef(bf->ncid))) rc = pnc_fail(err, st, errno, "ncmpi_enddef", path, NULL);
@@ -596,35 +616,14 @@ static int tsr__pnc_open(MPI_Comm comm, const char *path, const tsr__hints *h, t
                          tsr__bfile **out, tsr__berr *err) {
   *out = NULL;
   tsr__schema_init(s);
-  MPI_Comm dup;
-  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-    return tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
-  MPI_Info info = MPI_INFO_NULL;
-  int rc = 0;
-  tsr__bfile *bf = calloc(1, sizeof *bf);
-  if (bf) {
-    bf->comm = dup;
-    for (int i = 0; i < TYPE_SLOTS; i++) bf->types[i].dt = MPI_DATATYPE_NULL;
-    if (!(bf->path = strdup(path))) rc = TSR_ENOMEM;
-  } else {
-    rc = TSR_ENOMEM;
-  }
-  /* Pass-through hints matter for reads too (cb_buffer_size, romio_cb_read). */
-  if (!rc) rc = make_info(h, &info);
-  int all = agree(dup, rc);
-  if (all) {
-    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-    if (bf)
-      free_file(bf);
-    else
-      MPI_Comm_free(&dup);
-    return tsr__berr_plain(err, all, LIB, "%s preparing to open %s",
-                           rc ? tsr_strerror(rc) : "failure on another rank", path);
-  }
+  MPI_Info info;
+  tsr__bfile *bf;
+  int rc = prepare(comm, path, h, NULL, "open", &bf, &info, err);
+  if (rc) return rc;
   /* Like ncmpi_create, ncmpi_open agrees on its result (MPI_File_open is
    * collective, and the header is read on one rank and broadcast). */
   errno = 0;
-  int st = ncmpi_open(dup, path, NC_NOWRITE, info, &bf->ncid);
+  int st = ncmpi_open(bf->comm, path, NC_NOWRITE, info, &bf->ncid);
   int sys = errno;
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (st) {
@@ -638,9 +637,9 @@ static int tsr__pnc_open(MPI_Comm comm, const char *path, const tsr__hints *h, t
   }
   int *fid = NULL;
   rc = describe(bf, s, &fid, err);
-  if (!rc && tsr__bvars_from_schema(s, &bf->vars))
+  if (!rc && tsr__bvars_from_file(s, fid, &bf->vars))
     rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
-  all = agree(bf->comm, rc);
+  int all = agree(bf->comm, rc);
   if (all) {
     if (!rc) tsr__berr_plain(err, all, LIB, "opening %s failed on another rank", path);
     free(fid);
@@ -650,7 +649,6 @@ static int tsr__pnc_open(MPI_Comm comm, const char *path, const tsr__hints *h, t
     return all;
   }
   bf->nvars = s->nvars;
-  for (int v = 0; v < s->nvars; v++) bf->vars[v].fid = fid[v];
   free(fid);
   *out = bf;
   return 0;

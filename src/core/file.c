@@ -91,43 +91,60 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   return 0;
 }
 
+int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
+  *out = NULL;
+  if (!path || !path[0]) return TSR_EINVAL;
+  tsr_file *f = calloc(1, sizeof *f);
+  if (!f) return TSR_ENOMEM;
+  f->ctx = ctx;
+  tsr__schema_init(&f->schema);
+  tsr__hints_defaults(&f->hints);
+  tsr__fstats_init(&f->st, 1 << 20);
+  *out = f;
+  f->path = strdup(path);
+  if (!f->path) return TSR_ENOMEM;
+  int rc = tsr__hints_resolve(ctx->init_hints, hints, path, &f->hints, f->berr.message,
+                              sizeof f->berr.message);
+  if (rc) f->berr.code = rc;
+  return rc;
+}
+
+void tsr__file_free(tsr_file *f) {
+  if (!f) return;
+  tsr__schema_free(&f->schema);
+  free(f->reader);
+  free(f->path);
+  free(f);
+}
+
 int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
-  char msg[512] = "";
-  int rc = out && path && path[0] ? 0 : TSR_EINVAL;
-  tsr_file *f = rc ? NULL : calloc(1, sizeof *f);
-  if (!rc && !f) rc = TSR_ENOMEM;
-  if (f) {
-    f->ctx = ctx;
-    f->path = strdup(path);
-    tsr__schema_init(&f->schema);
-    tsr__hints_defaults(&f->hints);
-    rc = f->path ? 0 : TSR_ENOMEM;
-    if (!rc) rc = tsr__hints_resolve(ctx->init_hints, hints, path, &f->hints, msg, sizeof msg);
-    if (!rc) rc = choose(f, msg, sizeof msg);
+  tsr_file *f = NULL;
+  int rc = out ? tsr__file_new(ctx, path, hints, &f) : TSR_EINVAL;
+  if (f && !rc) {
+    char msg[sizeof f->berr.message] = "";
+    rc = choose(f, msg, sizeof msg);
     if (!rc && (ctx->rank == 0 || f->hints.strategy == TSR__STRAT_SPLIT)) {
       rc = check_directory(path);
       if (rc) snprintf(msg, sizeof msg, "cannot create files in the directory of '%s'", path);
     }
-    f->schema.format = f->hints.format;
-    f->in_define = 1;
-    tsr__fstats_init(&f->st, 1 << 20);
     if (rc) {
       f->berr.code = rc;
       snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
     }
   }
+  if (f) {
+    f->schema.format = f->hints.format;
+    f->in_define = 1;
+  }
   int agreed = f ? tsr__file_agree(f, rc) : tsr__agree(ctx->comm, rc);
   ctx->stats.blocked_s += tsr__now() - t0;
   if (agreed) {
-    TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed), msg);
-    if (f) {
-      tsr__schema_free(&f->schema);
-      free(f->path);
-      free(f);
-    }
+    TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
+            f ? f->berr.message : "");
+    tsr__file_free(f);
     return agreed;
   }
   ctx->nopen++;
@@ -283,9 +300,7 @@ int tsr_close(tsr_file **pf) {
   ctx->stats.files_closed++;
   if (f->strategy) tsr__stats_report(f); /* collective; prints nothing unless asked */
   ctx->nopen--;
-  tsr__schema_free(&f->schema);
-  free(f->path);
-  free(f);
+  tsr__file_free(f);
   *pf = NULL;
   return rc;
 }

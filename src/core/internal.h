@@ -101,6 +101,15 @@ struct tsr_file {
 /* Does decomposition @p d describe the non-record shape of variable @p varid
  * (and belong to the file's context)? The one shape check of tsr_put/tsr_get. */
 int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d);
+/* A new file handle for tsr_create / tsr_open: path copied, schema empty,
+ * hints resolved (tsr_init's, then @p hints, then TESSERA_HINTS for @p path).
+ * *out is set whenever the handle could be allocated, also when the status is
+ * an error, so the caller can agree on it through the handle; the message goes
+ * into f->berr. Frees nothing on error: see tsr__file_free. */
+int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out);
+/* Free a handle and what it owns (schema, path, reader); accepts NULL. */
+void tsr__file_free(tsr_file *f);
+
 /* Close the backend file of a file opened for reading and free the reader
  * (collective for parallel backends); tsr_close frees the rest. */
 int tsr__reader_close(tsr_file *f);

@@ -59,38 +59,23 @@ static int refuse_split_piece(const tsr__schema *s, const char *path, char *msg,
   return 0;
 }
 
-static void free_file(tsr_file *f) {
-  if (!f) return;
-  tsr__schema_free(&f->schema);
-  free(f->reader);
-  free(f->path);
-  free(f);
-}
-
 int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
-  char msg[512] = "";
-  int rc = out && path && path[0] ? 0 : TSR_EINVAL;
-  tsr_file *f = rc ? NULL : calloc(1, sizeof *f);
-  if (!rc && !f) rc = TSR_ENOMEM;
-  if (f) {
-    f->ctx = ctx;
-    f->path = strdup(path);
+  tsr_file *f = NULL;
+  /* Same hint sources and precedence as tsr_create; only backend= and the
+   * MPI-IO pass-through keys matter for reading. */
+  int rc = out ? tsr__file_new(ctx, path, hints, &f) : TSR_EINVAL;
+  if (f && !rc) {
     f->reader = calloc(1, sizeof *f->reader);
-    tsr__schema_init(&f->schema);
-    tsr__hints_defaults(&f->hints);
-    tsr__fstats_init(&f->st, 1 << 20);
-    rc = f->path && f->reader ? 0 : TSR_ENOMEM;
-    /* Same sources and precedence as tsr_create; only backend= and the
-     * MPI-IO pass-through keys matter for reading. */
-    if (!rc) rc = tsr__hints_resolve(ctx->init_hints, hints, path, &f->hints, msg, sizeof msg);
+    rc = f->reader ? 0 : TSR_ENOMEM;
+    char msg[sizeof f->berr.message] = "";
     if (!rc) rc = choose_backend(f, msg, sizeof msg);
-  }
-  if (rc && f) {
-    f->berr.code = rc;
-    snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
+    if (rc) {
+      f->berr.code = rc;
+      snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
+    }
   }
   int agreed = f ? tsr__file_agree(f, rc) : tsr__agree(ctx->comm, rc);
   if (!agreed) {
@@ -109,8 +94,8 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
   ctx->stats.blocked_s += tsr__now() - t0;
   if (agreed) {
     TSR_LOG("tsr_open('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
-            f ? f->berr.message : msg);
-    free_file(f);
+            f ? f->berr.message : "");
+    tsr__file_free(f);
     return agreed;
   }
   ctx->nopen++;
