@@ -15,13 +15,6 @@ enum { NZ = 3, NY = 10, NX = 13, NT = 2, HALO = 2 };
 typedef enum { D_EVEN, D_UNEVEN, D_ROW, D_COL, D_ZERO, D_HOLES, D_HALO, D_NKINDS } dkind;
 static const char *dkind_name[] = {"even", "uneven", "1xN", "Nx1", "zero", "holes", "halo"};
 
-/* Variables: name, type, dimensionality, staggered in x, record. */
-typedef struct {
-  const char *name;
-  tsr_type type;
-  int nd; /* 2 or 3 horizontal+vertical dims, 0 = replicated */
-  int stag, record;
-} varspec;
 static const varspec VARS[] = {
     {"T", TSR_FLOAT, 3, 0, 1},    {"U", TSR_FLOAT, 3, 1, 1},   {"PS", TSR_DOUBLE, 2, 0, 1},
     {"MASK", TSR_INT, 2, 0, 0},   {"HGT", TSR_FLOAT, 2, 0, 0}, {"ZNU", TSR_FLOAT, 0, 0, 1},
@@ -129,24 +122,10 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, decomps
   tsr_file *f = NULL;
   int rc = tsr_create(ctx, path, hints, &f);
   if (rc) return rc;
-  int dT, dz, dy, dx, dxs, dstr, ids[4], vid[NVARS];
-  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
-  TU_OK(tsr_def_dim(f, "DateStrLen", 19, &dstr));
-  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
-  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
-  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
-  TU_OK(tsr_def_dim(f, "west_east_stag", NX + 1, &dxs));
+  int vid[NVARS];
+  tu_def_wrf_schema(f, VARS, NVARS, NZ, NY, NX, vid);
   for (int v = 0; v < NVARS; v++) {
     const varspec *s = &VARS[v];
-    int n = 0;
-    if (s->record) ids[n++] = dT;
-    if (s->nd == 3) ids[n++] = dz;
-    if (s->nd >= 2) {
-      ids[n++] = dy;
-      ids[n++] = s->stag ? dxs : dx;
-    }
-    if (s->nd == 0) ids[n++] = strcmp(s->name, "Times") == 0 ? dstr : dz;
-    TU_OK(tsr_def_var(f, s->name, s->type, n, ids, &vid[v]));
     tsr_decomp *d = s->nd == 3 ? (s->stag ? D->d3s : D->d3) : s->nd == 2 ? D->d2 : NULL;
     if (d) TU_OK(tsr_def_var_decomp(f, vid[v], d));
   }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tessera.h"
 
@@ -56,6 +57,41 @@ static inline int tu_finish(const char *name) {
 /* The check value of the design guide, exact in a float. */
 static inline int64_t tu_value(int64_t v, int64_t t, int64_t k, int64_t j, int64_t i) {
   return (i + 7 * j + 131 * k + 8191 * t + 524287 * v) % 16777216;
+}
+
+/* A small WRF-like schema shared by the strategy, server and read tests:
+ * dims Time, DateStrLen (19), bottom_top, south_north, west_east and
+ * west_east_stag, and the variables a test lists. */
+typedef struct {
+  const char *name;
+  tsr_type type;
+  int nd; /* 3 = (z, y, x), 2 = (y, x), 0 = replicated: Times (DateStrLen), else (z) */
+  int stag, record;
+} varspec;
+
+/* Define the dims and @p nvars variables on @p f (in define mode); their ids go
+ * to vid[]. Every call is checked with TU_OK. */
+static inline void tu_def_wrf_schema(tsr_file *f, const varspec *vars, int nvars, int64_t nz,
+                                     int64_t ny, int64_t nx, int vid[]) {
+  int dT, dz, dy, dx, dxs, dstr, ids[4];
+  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
+  TU_OK(tsr_def_dim(f, "DateStrLen", 19, &dstr));
+  TU_OK(tsr_def_dim(f, "bottom_top", nz, &dz));
+  TU_OK(tsr_def_dim(f, "south_north", ny, &dy));
+  TU_OK(tsr_def_dim(f, "west_east", nx, &dx));
+  TU_OK(tsr_def_dim(f, "west_east_stag", nx + 1, &dxs));
+  for (int v = 0; v < nvars; v++) {
+    const varspec *s = &vars[v];
+    int n = 0;
+    if (s->record) ids[n++] = dT;
+    if (s->nd == 3) ids[n++] = dz;
+    if (s->nd >= 2) {
+      ids[n++] = dy;
+      ids[n++] = s->stag ? dxs : dx;
+    }
+    if (s->nd == 0) ids[n++] = strcmp(s->name, "Times") == 0 ? dstr : dz;
+    TU_OK(tsr_def_var(f, s->name, s->type, n, ids, &vid[v]));
+  }
 }
 
 #endif

@@ -13,13 +13,6 @@
 enum { NZ = 3, NY = 10, NX = 13, NT = 2, HALO = 2, NSTR = 19 };
 static const double SENTINEL = -4242.0; /* in every buffer point a read must not touch */
 
-/* Variables, in definition order (their ids). */
-typedef struct {
-  const char *name;
-  tsr_type type;
-  int nd; /* 3 = (z, y, x), 2 = (y, x), 0 = (DateStrLen), replicated */
-  int stag, record;
-} varspec;
 static const varspec VARS[] = {
     {"T", TSR_FLOAT, 3, 0, 1},   {"U", TSR_FLOAT, 3, 1, 1},    {"PS", TSR_DOUBLE, 2, 0, 1},
     {"MASK", TSR_INT, 2, 0, 0},  {"Times", TSR_CHAR, 0, 0, 1},
@@ -156,26 +149,9 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, decomps
   tsr_file *f = NULL;
   int rc = tsr_create(ctx, path, hints, &f);
   if (rc) return rc;
-  int dT, dz, dy, dx, dxs, dstr, ids[4], vid;
-  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
-  TU_OK(tsr_def_dim(f, "DateStrLen", NSTR, &dstr));
-  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
-  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
-  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
-  TU_OK(tsr_def_dim(f, "west_east_stag", NX + 1, &dxs));
-  for (int v = 0; v < NVARS; v++) {
-    const varspec *s = &VARS[v];
-    int n = 0;
-    if (s->record) ids[n++] = dT;
-    if (s->nd == 3) ids[n++] = dz;
-    if (s->nd >= 2) {
-      ids[n++] = dy;
-      ids[n++] = s->stag ? dxs : dx;
-    }
-    if (s->nd == 0) ids[n++] = dstr;
-    TU_OK(tsr_def_var(f, s->name, s->type, n, ids, &vid));
-    TU_EQ(vid, v);
-  }
+  int vid[NVARS];
+  tu_def_wrf_schema(f, VARS, NVARS, NZ, NY, NX, vid);
+  for (int v = 0; v < NVARS; v++) TU_EQ(vid[v], v); /* ids are the VARS indices */
   float fill = -999.0f;
   TU_OK(tsr_put_att(f, 0, "_FillValue", TSR_FLOAT, 1, &fill));
   TU_OK(tsr_put_att(f, TSR_GLOBAL, "TITLE", TSR_CHAR, 7, "tessera"));

@@ -17,12 +17,6 @@ enum { NZ = 3, NY = 10, NX = 13, HALO = 2 };
 typedef enum { K_EVEN, K_UNEVEN, K_HOLES, K_HALO, K_ZERO, K_NKINDS } kind;
 static const char *kind_name[] = {"even", "uneven", "holes", "halo", "zero"};
 
-typedef struct {
-  const char *name;
-  tsr_type type;
-  int nd; /* 3, 2, or 0 = replicated */
-  int stag, record;
-} varspec;
 static const varspec VARS[] = {
     {"T", TSR_FLOAT, 3, 0, 1},   {"U", TSR_FLOAT, 3, 1, 1},  {"PS", TSR_DOUBLE, 2, 0, 1},
     {"MASK", TSR_INT, 2, 0, 0},  {"ZNU", TSR_FLOAT, 0, 0, 1}, {"Times", TSR_CHAR, 0, 0, 1},
@@ -131,25 +125,7 @@ static inline int open_file(tsr_ctx *ctx, const char *path, const char *hints, c
   w->t0 = t0;
   int rc = tsr_create(ctx, path, hints, &w->f);
   if (rc) return rc;
-  int dT, dstr, dz, dy, dx, dxs, ids[4];
-  TU_OK(tsr_def_dim(w->f, "Time", TSR_UNLIMITED, &dT));
-  TU_OK(tsr_def_dim(w->f, "DateStrLen", 19, &dstr));
-  TU_OK(tsr_def_dim(w->f, "bottom_top", NZ, &dz));
-  TU_OK(tsr_def_dim(w->f, "south_north", NY, &dy));
-  TU_OK(tsr_def_dim(w->f, "west_east", NX, &dx));
-  TU_OK(tsr_def_dim(w->f, "west_east_stag", NX + 1, &dxs));
-  for (int v = 0; v < NVARS; v++) {
-    const varspec *s = &VARS[v];
-    int n = 0;
-    if (s->record) ids[n++] = dT;
-    if (s->nd == 3) ids[n++] = dz;
-    if (s->nd >= 2) {
-      ids[n++] = dy;
-      ids[n++] = s->stag ? dxs : dx;
-    }
-    if (s->nd == 0) ids[n++] = strcmp(s->name, "Times") == 0 ? dstr : dz;
-    TU_OK(tsr_def_var(w->f, s->name, s->type, n, ids, &w->vid[v]));
-  }
+  tu_def_wrf_schema(w->f, VARS, NVARS, NZ, NY, NX, w->vid);
   TU_OK(tsr_put_att(w->f, w->vid[0], "_FillValue", TSR_FLOAT, 1, &T_FILL));
   TU_OK(tsr_put_att(w->f, TSR_GLOBAL, "TITLE", TSR_CHAR, 9, "tessera ."));
   rc = tsr_enddef(w->f);
