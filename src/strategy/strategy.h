@@ -1,0 +1,42 @@
+/* Strategies: what a file does between the API checks and the sink. Every op
+ * is called on every model rank, after the API layer has agreed that the
+ * arguments are valid everywhere; it returns this rank's status, which the API
+ * layer agrees on afterwards. The registry (strategy_registry.c) is the only
+ * place that knows the strategies' names. */
+#ifndef TSR_STRATEGY_H
+#define TSR_STRATEGY_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "core/hints.h"
+#include "tessera.h"
+
+typedef struct tsr__strategy_ops {
+  const char *name;
+  /* What kind of backend the strategy writes through when the hints name
+   * none (backend.h: TSR__BACKEND_WANT_*). */
+  int (*backend_want)(const tsr__hints *h);
+  /* 1: the strategy runs on dedicated ranks that tsr_init must set aside. */
+  int needs_server_ranks;
+  int (*enddef)(tsr_file *f);
+  int (*put)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf);
+  int (*put_global)(tsr_file *f, int varid, int64_t frame, const void *buf);
+  int (*flush)(tsr_file *f);
+  int (*close)(tsr_file *f);  /* frees f->sdata; f itself is freed by the API */
+  void (*abort)(tsr_file *f); /* after a failed enddef/close: release, delete */
+} tsr__strategy_ops;
+
+/* Look a strategy up by name: 0 and *ops, or TSR_EHINT for an unknown name. */
+int tsr__strategy_find(const char *name, const tsr__strategy_ops **ops);
+/* 1 when @p name (n bytes, not NUL-terminated) names a strategy. */
+int tsr__strategy_known(const char *name, size_t n);
+/* 1 when the named strategy needs dedicated ranks (0 for unknown names). */
+int tsr__strategy_needs_ranks(const char *name);
+/* The strategy used when the hints name none. */
+const tsr__strategy_ops *tsr__strategy_default(void);
+/* Every registered name, for tests and messages: names[i] for i < count. */
+int tsr__strategy_count(void);
+const char *tsr__strategy_name_at(int i);
+
+#endif
