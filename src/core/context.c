@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "server/servers.h"
+#include "strategy/strategy.h"
 
 static int dup_comm(MPI_Comm comm, MPI_Comm *out) {
   if (MPI_Comm_dup(comm, out) != MPI_SUCCESS) return TSR_EMPI;
@@ -13,8 +13,14 @@ static int dup_comm(MPI_Comm comm, MPI_Comm *out) {
   return 0;
 }
 
-static int wants_servers(const tsr__hints *h) {
-  return h->strategy == TSR__STRAT_SERVERS || (h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS));
+/* The strategy that must set ranks aside at tsr_init: the one the hints name,
+ * or the registry's strategy with dedicated ranks when only their layout
+ * (io_groups, io_tasks) is given. NULL when none. */
+static const tsr__strategy_ops *ranks_owner(const tsr__hints *h) {
+  const tsr__strategy_ops *ops = NULL;
+  if (h->strategy[0] && tsr__strategy_find(h->strategy, &ops) == 0 && ops->needs_server_ranks)
+    return ops;
+  return h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS) ? tsr__strategy_with_ranks() : NULL;
 }
 
 int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_comm) {
@@ -40,9 +46,11 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
   if (agreed) goto fail;
 
   MPI_Comm model = MPI_COMM_NULL;
-  if (wants_servers(&h)) {
+  const tsr__strategy_ops *owner = ranks_owner(&h);
+  if (owner) {
     int is_server = 0;
-    agreed = tsr__servers_init(ctx, comm, &h, &model, &is_server);
+    ctx->ranks_owner = owner;
+    agreed = owner->ranks_init(ctx, comm, &h, &model, &is_server);
     if (agreed) goto fail;
     if (is_server) { /* served until the model finalized: nothing left here */
       free(ctx->init_hints);
@@ -75,7 +83,7 @@ int tsr_finalize(tsr_ctx **pctx) {
   if (!pctx || !*pctx) return 0;
   tsr_ctx *ctx = *pctx;
   double t0 = tsr__now();
-  int rc = ctx->servers ? tsr__servers_finalize(ctx) : 0;
+  int rc = ctx->ranks_owner ? ctx->ranks_owner->ranks_finalize(ctx) : 0;
   ctx->stats.blocked_s += tsr__now() - t0;
   rc = tsr__agree(ctx->comm, rc);
   MPI_Comm_free(&ctx->comm);

@@ -23,7 +23,7 @@ struct tsr__srv_file {
   int status; /* sticky: the file failed (agreed in the group for parallel files) */
   int lerr;   /* parallel: a local error not yet agreed in the group */
   tsr_file f; /* a server-side file: schema, hints, backend, statistics */
-  tsr__bfile *bf;
+  tsr__sink sink;
   tsr__layout *lay; /* serial: the slab layout of each variable, built on first use */
   tsr__srv_file *next;
 };
@@ -43,8 +43,7 @@ double tsr__srv_writer_total(const tsr__srv_server *s) {
 /* Abort (close and delete) a failed file. Collective for parallel files,
  * which only fail at agreed points. */
 static void fail_file(tsr__srv_file *sf, int code) {
-  if (sf->bf) sf->f.backend->abort(sf->bf, sf->f.path);
-  sf->bf = NULL;
+  tsr__sink_abort(&sf->sink);
   if (!sf->status) sf->status = code;
   TSR_LOG("server file %s failed: %s (%s)", sf->f.path, tsr_errname(code), sf->f.berr.message);
 }
@@ -79,17 +78,18 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__srv_hdr *h, int64_t len) {
     rc = tsr__schema_unpack(p + sizeof(tsr__hints) + h->len_path, (size_t)h->len_schema,
                             &sf->f.schema);
   if (!rc) sf->f.st.alignment = tsr__stats_alignment(&sf->f.hints);
+  if (!rc) tsr__sink_init(&sf->sink, sf->f.backend, &sf->f.hints, &sf->f.st, &sf->f.berr);
   if (!rc && !sf->parallel) {
     sf->lay = calloc((size_t)(sf->f.schema.nvars ? sf->f.schema.nvars : 1), sizeof *sf->lay);
     if (!sf->lay) rc = TSR_ENOMEM;
   }
   if (sf->parallel) {
     rc = tsr__agree(s->gcomm, rc);
-    if (!rc) rc = tsr__backend_create(&sf->f, s->gcomm, sf->f.path, &sf->f.schema, &sf->bf);
+    if (!rc) rc = tsr__sink_create(&sf->sink, s->gcomm, sf->f.path, &sf->f.schema);
     rc = tsr__agree(s->gcomm, rc); /* the backend agrees too; a mismatch would hang later */
-    if (rc && sf->bf) fail_file(sf, rc);
+    if (rc && tsr__sink_is_open(&sf->sink)) fail_file(sf, rc);
   } else if (!rc) {
-    rc = tsr__backend_create(&sf->f, MPI_COMM_SELF, sf->f.path, &sf->f.schema, &sf->bf);
+    rc = tsr__sink_create(&sf->sink, MPI_COMM_SELF, sf->f.path, &sf->f.schema);
   }
   if (rc) {
     if (!sf->f.berr.message[0])
@@ -113,7 +113,7 @@ static int write_holes(tsr__srv_server *s, tsr__srv_file *sf, const tsr__srv_hdr
     int64_t n = tsr__box_elems(h->nd, &b);
     if ((rc = grow(&s->slab, &s->slab_cap, n * (int64_t)es))) break;
     tsr__fill_elems(s->slab, fill, es, n);
-    rc = tsr__write_block(&sf->f, sf->bf, h->varid, h->frame, b.start, b.count, s->slab,
+    rc = tsr__sink_write(&sf->sink, h->varid, h->frame, b.start, b.count, s->slab,
                           (tsr__memview){NULL, NULL});
   }
   return rc;
@@ -129,7 +129,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
   int rc = h.nholes ? write_holes(s, sf, &h, (const tsr__box *)p) : 0;
   p += (size_t)h.nholes * sizeof(tsr__box);
   if (!rc)
-    rc = tsr__write_block(&sf->f, sf->bf, h.varid, h.frame, h.start, h.count, p,
+    rc = tsr__sink_write(&sf->sink, h.varid, h.frame, h.start, h.count, p,
                           (tsr__memview){NULL, NULL});
   if (rc) sf->lerr = rc;
 }
@@ -147,11 +147,9 @@ static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
   if (sf->status) return; /* agreed before: every server skips together */
   /* Drain the backend's buffer at a point every server agrees on, when any
    * holds more than half of buffer_bytes; agree on errors at the same time. */
-  int64_t pending = sf->f.backend->pending_bytes && sf->bf ? sf->f.backend->pending_bytes(sf->bf) : 0;
-  int flag = pending > 0 && pending >= sf->f.hints.buffer_bytes / 2;
-  int rc = tsr__agree_flag(s->gcomm, sf->lerr, &flag);
+  int derr, rc = tsr__sink_drain_if_needed(&sf->sink, s->gcomm, 0, sf->lerr, &derr);
   if (rc) fail_file(sf, rc);
-  else if (flag) sf->lerr = tsr__backend_flush(&sf->f, sf->bf);
+  else sf->lerr = derr;
 }
 
 /* Is sub-box x one contiguous run inside box b (C order)? Then its piece can
@@ -259,7 +257,7 @@ static void put_serial(tsr__srv_server *s, tsr__srv_file *sf) {
       if (r) keep = 0;
     }
     if (keep) {
-      rc = tsr__write_block(&sf->f, sf->bf, varid, h0->frame, box->start, box->count, s->slab,
+      rc = tsr__sink_write(&sf->sink, varid, h0->frame, box->start, box->count, s->slab,
                             (tsr__memview){NULL, NULL});
       if (rc) keep = 0;
     }
@@ -288,7 +286,7 @@ void tsr__srv_putg(tsr__srv_server *s, const tsr__srv_hdr *h, int64_t len) {
   int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
   tsr__var_shape(&sf->f.schema, h->varid, count);
   if (!rc)
-    rc = tsr__write_block(&sf->f, sf->bf, h->varid, h->frame, start, count,
+    rc = tsr__sink_write(&sf->sink, h->varid, h->frame, start, count,
                           (const char *)s->msg + sizeof *h, (tsr__memview){NULL, NULL});
   /* Parallel: only the root saw this op; the error is agreed at the next
    * collective point. */
@@ -300,7 +298,7 @@ int tsr__srv_flush(tsr__srv_server *s, int file, tsr__berr *berr) {
   tsr__srv_file *sf = find(s, file);
   if (!sf) return TSR_ESTATE;
   if (!sf->status) {
-    int rc = tsr__backend_flush(&sf->f, sf->bf);
+    int rc = tsr__sink_flush(&sf->sink);
     if (sf->parallel) rc = tsr__agree(s->gcomm, rc ? rc : sf->lerr);
     if (rc) fail_file(sf, rc);
   }
@@ -323,8 +321,7 @@ int tsr__srv_close(tsr__srv_server *s, int file, tsr__berr *berr) {
   tsr__srv_file *sf = *pp;
   if (!sf) return TSR_ESTATE;
   if (!sf->status) {
-    int rc = tsr__backend_close(&sf->f, sf->bf); /* always frees */
-    sf->bf = NULL;
+    int rc = tsr__sink_close(&sf->sink); /* always frees */
     if (sf->parallel) rc = tsr__agree(s->gcomm, rc ? rc : sf->lerr);
     if (rc) {
       /* Closed but not complete: delete it, so it never looks complete. */

@@ -8,6 +8,7 @@
 
 #include "server/server_proto.h"
 #include "server/servers.h"
+#include "strategy/strategy.h"
 
 typedef struct {
   int id, group, parallel;
@@ -289,8 +290,16 @@ static int v_close(tsr_file *f) {
 
 static void v_abort(tsr_file *f) { free_state(f); } /* nothing was sent (agreed first) */
 
+static int v_want(const tsr__hints *h) {
+  return h->io_tasks > 1 ? TSR__BACKEND_PREFER_PARALLEL : TSR__BACKEND_WANT_SERIAL;
+}
+
 const tsr__strategy_ops tsr__strategy_servers = {
     .name = "servers",
+    .backend_want = v_want,
+    .needs_server_ranks = 1,
+    .ranks_init = tsr__servers_init,
+    .ranks_finalize = tsr__servers_finalize,
     .enddef = v_enddef,
     .put = v_put,
     .put_global = v_put_global,
