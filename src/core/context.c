@@ -1,4 +1,5 @@
 /* Contexts: tsr_init / tsr_finalize and the per-rank running statistics. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,17 +24,36 @@ static const tsr__strategy_ops *ranks_owner(const tsr__hints *h) {
   return h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS) ? tsr__strategy_with_ranks() : NULL;
 }
 
+/* io_groups / io_tasks next to a strategy without dedicated ranks would
+ * quietly take ranks away from the model: refuse it. */
+static int check_ranks_hints(const tsr__hints *h, char *msg, size_t msglen) {
+  const tsr__strategy_ops *ops = NULL;
+  if (!(h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS)) || !h->strategy[0]) return 0;
+  if (tsr__strategy_find(h->strategy, &ops) == 0 && ops->needs_server_ranks) return 0;
+  const tsr__strategy_ops *owner = tsr__strategy_with_ranks();
+  snprintf(msg, msglen, "hint '%s=%d' needs strategy=%s, but strategy=%s is in effect",
+           h->set & TSR__H_IO_GROUPS ? "io_groups" : "io_tasks",
+           h->set & TSR__H_IO_GROUPS ? h->io_groups : h->io_tasks, owner ? owner->name : "?",
+           h->strategy);
+  return TSR_EHINT;
+}
+
 int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_comm) {
   if (out) *out = NULL;
   if (model_comm) *model_comm = MPI_COMM_NULL;
   int up = 0;
   MPI_Initialized(&up);
-  if (!up || comm == MPI_COMM_NULL) return TSR_ESTATE;
+  tsr__set_last_error("");
+  if (!up || comm == MPI_COMM_NULL) {
+    tsr__set_last_error("tsr_init: MPI is not initialised or the communicator is MPI_COMM_NULL");
+    return TSR_ESTATE;
+  }
   char msg[512] = "";
   tsr__hints h;
   tsr__hints_defaults(&h);
   int rc = out && model_comm ? 0 : TSR_EINVAL;
   if (!rc) rc = tsr__hints_resolve(hints, NULL, NULL, &h, msg, sizeof msg);
+  if (!rc) rc = check_ranks_hints(&h, msg, sizeof msg);
   if (rc) TSR_LOG("tsr_init: %s", msg);
   tsr_ctx *ctx = rc ? NULL : calloc(1, sizeof *ctx);
   if (!rc && !ctx) rc = TSR_ENOMEM;
@@ -43,7 +63,11 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
     if (!ctx->init_hints) rc = TSR_ENOMEM;
   }
   int agreed = tsr__agree(comm, rc);
-  if (agreed) goto fail;
+  if (agreed) {
+    tsr__share_message(comm, rc, agreed, msg, sizeof msg);
+    tsr__set_last_error(msg[0] ? msg : tsr_strerror(agreed));
+    goto fail;
+  }
 
   MPI_Comm model = MPI_COMM_NULL;
   const tsr__strategy_ops *owner = ranks_owner(&h);
@@ -72,6 +96,7 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
   *out = ctx;
   return 0;
 fail:
+  if (!tsr_last_error()[0]) tsr__set_last_error(tsr_strerror(agreed));
   if (ctx) {
     free(ctx->init_hints);
     free(ctx);

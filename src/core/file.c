@@ -106,6 +106,7 @@ void tsr__file_free(tsr_file *f) {
 
 int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
+  tsr__set_last_error("");
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
@@ -131,6 +132,7 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   if (agreed) {
     TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
             f ? f->berr.message : "");
+    tsr__set_last_error(f && f->berr.message[0] ? f->berr.message : tsr_strerror(agreed));
     tsr__file_free(f);
     return agreed;
   }

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "core/log.h"
@@ -75,6 +76,9 @@ typedef struct {
   const choice *choices; /* T_CHOICE */
   int64_t min;           /* T_SIZE, T_INT */
   const registry_ref *names; /* T_NAME */
+  /* T_SIZE: memory one rank allocates, so no more than the node has: a
+   * buffer that cannot exist is a hint error, not a crash at the first write. */
+  int per_rank_memory;
 } key_info;
 
 #define FIELD(m) offsetof(tsr__hints, m), sizeof(((tsr__hints *)0)->m)
@@ -83,21 +87,21 @@ typedef struct {
  * Adding a key: a field in tsr__hints, a bit, one row here, a row in
  * docs/hints.md. */
 static const key_info keys[] = {
-    {"strategy", TSR__H_STRATEGY, T_NAME, FIELD(strategy), NULL, 0, &strategies},
-    {"backend", TSR__H_BACKEND, T_NAME, FIELD(backend), NULL, 0, &backends},
-    {"format", TSR__H_FORMAT, T_CHOICE, FIELD(format), format_choices, 0, NULL},
-    {"slab_bytes", TSR__H_SLAB, T_SIZE, FIELD(slab_bytes), NULL, 1024, NULL},
-    {"buffer_bytes", TSR__H_BUFFER, T_SIZE, FIELD(buffer_bytes), NULL, 0, NULL},
-    {"aggregators", TSR__H_AGGREGATORS, T_INT, FIELD(aggregators), NULL, 1, NULL},
-    {"stride", TSR__H_STRIDE, T_INT, FIELD(stride), NULL, 1, NULL},
-    {"io_groups", TSR__H_IO_GROUPS, T_INT, FIELD(io_groups), NULL, 1, NULL},
-    {"io_tasks", TSR__H_IO_TASKS, T_INT, FIELD(io_tasks), NULL, 1, NULL},
-    {"server_ranks", TSR__H_SERVER_RANKS, T_CHOICE, FIELD(server_ranks_first), ranks_choices, 0, NULL},
-    {"server_pick", TSR__H_SERVER_PICK, T_CHOICE, FIELD(server_pick_idle), pick_choices, 0, NULL},
-    {"hints_strict", TSR__H_STRICT, T_CHOICE, FIELD(strict), bool_choices, 0, NULL},
-    {"writer", TSR__H_WRITER, T_INT, FIELD(writer), NULL, 0, NULL},
-    {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL},
-    {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL},
+    {"strategy", TSR__H_STRATEGY, T_NAME, FIELD(strategy), NULL, 0, &strategies, 0},
+    {"backend", TSR__H_BACKEND, T_NAME, FIELD(backend), NULL, 0, &backends, 0},
+    {"format", TSR__H_FORMAT, T_CHOICE, FIELD(format), format_choices, 0, NULL, 0},
+    {"slab_bytes", TSR__H_SLAB, T_SIZE, FIELD(slab_bytes), NULL, 1024, NULL, 1},
+    {"buffer_bytes", TSR__H_BUFFER, T_SIZE, FIELD(buffer_bytes), NULL, 0, NULL, 1},
+    {"aggregators", TSR__H_AGGREGATORS, T_INT, FIELD(aggregators), NULL, 1, NULL, 0},
+    {"stride", TSR__H_STRIDE, T_INT, FIELD(stride), NULL, 1, NULL, 0},
+    {"io_groups", TSR__H_IO_GROUPS, T_INT, FIELD(io_groups), NULL, 1, NULL, 0},
+    {"io_tasks", TSR__H_IO_TASKS, T_INT, FIELD(io_tasks), NULL, 1, NULL, 0},
+    {"server_ranks", TSR__H_SERVER_RANKS, T_CHOICE, FIELD(server_ranks_first), ranks_choices, 0, NULL, 0},
+    {"server_pick", TSR__H_SERVER_PICK, T_CHOICE, FIELD(server_pick_idle), pick_choices, 0, NULL, 0},
+    {"hints_strict", TSR__H_STRICT, T_CHOICE, FIELD(strict), bool_choices, 0, NULL, 0},
+    {"writer", TSR__H_WRITER, T_INT, FIELD(writer), NULL, 0, NULL, 0},
+    {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL, 0},
+    {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -225,9 +229,29 @@ int tsr__parse_size(const char *s, int64_t *out) {
   return 0;
 }
 
-/* strtol would accept leading blanks and stop at garbage; we want neither. */
+static void format_size(int64_t v, char *buf, size_t cap) {
+  static const char suffix[] = "gmk";
+  for (int i = 0; i < 3; i++) {
+    int64_t unit = (int64_t)1 << (30 - 10 * i);
+    if (v != 0 && v % unit == 0) {
+      snprintf(buf, cap, "%lld%c", (long long)(v / unit), suffix[i]);
+      return;
+    }
+  }
+  snprintf(buf, cap, "%lld", (long long)v);
+}
+
+/* Physical memory of this node (sysconf); INT64_MAX when unknown. */
+static int64_t memory_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return INT64_MAX;
+  return (int64_t)pages * (int64_t)page;
+}
+
+/* strtol would accept leading blanks, signs and stop at garbage; we want
+ * none of them: "aggregators=+2" is a typo, not a count. */
 static int parse_int(const char *s, int64_t min, int64_t *out) {
-  if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+')) return -1;
+  if (!(*s >= '0' && *s <= '9')) return -1;
   char *end;
   long long v = strtoll(s, &end, 10);
   if (*end != '\0' || end == s || v < min || v > INT_MAX) return -1;
@@ -277,6 +301,7 @@ static int parse_value(const key_info *k, span v, int64_t *out) {
   buf[v.n] = '\0';
   if (k->type == T_INT) return parse_int(buf, k->min, out);
   if (tsr__parse_size(buf, out) != 0 || *out < k->min) return -1;
+  if (k->per_rank_memory && *out > memory_bytes()) return -2;
   return 0;
 }
 
@@ -315,17 +340,6 @@ static const key_info *key_by_bit(unsigned bit) {
   return NULL;
 }
 
-static void format_size(int64_t v, char *buf, size_t cap) {
-  static const char suffix[] = "gmk";
-  for (int i = 0; i < 3; i++) {
-    int64_t unit = (int64_t)1 << (30 - 10 * i);
-    if (v != 0 && v % unit == 0) {
-      snprintf(buf, cap, "%lld%c", (long long)(v / unit), suffix[i]);
-      return;
-    }
-  }
-  snprintf(buf, cap, "%lld", (long long)v);
-}
 
 /* The canonical text of one field's value, as the parser would accept it. */
 static void format_field(const tsr__hints *h, const key_info *k, char *buf, size_t cap) {
@@ -515,7 +529,13 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
                   show(vs, sizeof vs, val), k->name);
     int64_t v = 0;
     char name[TSR__NAME_MAX] = {0}; /* zero tail: hints compare with memcmp */
-    if (k->type == T_NAME ? parse_name(k, val, name, sizeof name) : parse_value(k, val, &v)) {
+    int bad = k->type == T_NAME ? parse_name(k, val, name, sizeof name) : parse_value(k, val, &v);
+    if (bad == -2) {
+      format_size(memory_bytes(), why, sizeof why);
+      return fail(ps, "hint '%s=%s': more than this node's memory (%s); each rank would allocate it",
+                  k->name, show(vs, sizeof vs, val), why);
+    }
+    if (bad) {
       expected(k, why, sizeof why);
       return fail(ps, "hint '%s=%s': %s", k->name, show(vs, sizeof vs, val), why);
     }

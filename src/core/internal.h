@@ -89,6 +89,13 @@ int tsr__reader_close(tsr_file *f);
  * is copied to every rank's handle. */
 int tsr__file_agree(tsr_file *f, int err);
 
+/* Record the message tsr_last_error() returns on this thread. */
+void tsr__set_last_error(const char *msg);
+/* After agreeing on @p agreed (this rank's status was @p mine, both not 0 on
+ * some rank): copy the message of the lowest rank that failed with the agreed
+ * code into every rank's @p msg. Collective over @p comm. */
+void tsr__share_message(MPI_Comm comm, int mine, int agreed, char *msg, size_t len);
+
 /* A sink for this file's backend, counting into its statistics and error slot. */
 void tsr__file_sink(tsr_file *f, tsr__sink *s);
 

@@ -52,6 +52,7 @@ static int refuse_split_piece(const tsr__schema *s, const char *path, char *msg,
 
 int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
+  tsr__set_last_error("");
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
@@ -92,6 +93,7 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
   if (agreed) {
     TSR_LOG("tsr_open('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
             f ? f->berr.message : "");
+    tsr__set_last_error(f && f->berr.message[0] ? f->berr.message : tsr_strerror(agreed));
     tsr__file_free(f);
     return agreed;
   }
