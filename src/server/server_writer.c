@@ -323,13 +323,11 @@ int tsr__srv_close(tsr__srv_server *s, int file, tsr__berr *berr) {
   if (!sf->status) {
     int rc = tsr__sink_close(&sf->sink); /* always frees */
     if (sf->parallel) rc = tsr__agree(s->gcomm, rc ? rc : sf->lerr);
-    if (rc) {
-      /* Closed but not complete: delete it, so it never looks complete. */
-      int r = 0;
-      if (sf->parallel) MPI_Comm_rank(s->gcomm, &r);
-      if (r == 0) unlink(sf->f.path);
-      sf->status = rc;
-    }
+    /* Renamed into place only when complete; else the temporary goes. */
+    int frc = tsr__sink_finish(&sf->sink, rc == 0);
+    if (sf->parallel && !rc) rc = tsr__agree(s->gcomm, frc);
+    else if (!rc) rc = frc;
+    if (rc) sf->status = rc;
   }
   *berr = sf->f.berr;
   int status = sf->status;
