@@ -8,7 +8,10 @@
  *   busy                another process holds the path's lock: tsr_create is
  *                       TSR_EBUSY on every rank (clobber=force writes anyway);
  *   stale_pieces        split pieces of an earlier run with more ranks are
- *                       removed when the new set is complete.
+ *                       removed when the new set is complete;
+ *   killed:<strategy>   the last rank raises SIGKILL in the middle of the
+ *                       output (killed_rank.sh checks that the job ends and
+ *                       that nothing carries the final name).
  * Usage: test_atomic SCENARIO DIR. Exit 77 (skip) when the strategy is not
  * built. */
 #include <fcntl.h>
@@ -171,6 +174,21 @@ static int busy(tsr_ctx *ctx) {
   return 0;
 }
 
+static int killed(tsr_ctx *ctx, const char *strategy) {
+  char path[600], hints[64];
+  snprintf(path, sizeof path, "%s/killed_%s_np%d.nc", g_dir, strategy, g_size);
+  snprintf(hints, sizeof hints, "strategy=%s", strategy);
+  field x = {0};
+  int rc = open_field(ctx, &x, path, hints);
+  if (rc == TSR_ENOTBUILT) return 77;
+  for (int t = 0; t < 4; t++) {
+    if (t == 2 && g_rank == g_size - 1) raise(SIGKILL);
+    tsr_put(x.f, x.v, t, NULL, x.buf);
+  }
+  tsr_close(&x.f); /* not reached by everyone: the job is torn down */
+  return 0;
+}
+
 static int stale_pieces(tsr_ctx *ctx) {
   char path[600], stale[700];
   snprintf(path, sizeof path, "%s/stale_np%d.nc", g_dir, g_size);
@@ -213,6 +231,7 @@ int main(int argc, char **argv) {
   else if (strncmp(scn, "failed:", 7) == 0) skip = failed(ctx, scn + 7);
   else if (strcmp(scn, "busy") == 0) skip = busy(ctx);
   else if (strcmp(scn, "stale_pieces") == 0) skip = stale_pieces(ctx);
+  else if (strncmp(scn, "killed:", 7) == 0) skip = killed(ctx, scn + 7);
   else g_fail = 1;
   tsr_finalize(&ctx);
   MPI_Comm_free(&model);
