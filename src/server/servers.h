@@ -1,10 +1,14 @@
 /* I/O servers (strategy=servers): dedicated ranks that receive tiles from the
  * model ranks through non-blocking messages and write files while the model
- * computes (WRF quilting, without its stalls). */
+ * computes (WRF quilting, without its stalls). The entry points tsr_init and
+ * tsr_finalize call; the strategy's ops are tsr__strategy_servers. */
 #ifndef TSR_SERVER_SERVERS_H
 #define TSR_SERVER_SERVERS_H
 
-#include "core/internal.h"
+#include <mpi.h>
+
+#include "core/hints.h"
+#include "tessera.h"
 
 /* Called by tsr_init on every rank of @p comm when the hints ask for servers.
  * Splits @p comm into model ranks and io_groups*io_tasks servers. On a server
