@@ -1,7 +1,7 @@
 /* The wire format between model ranks and I/O servers: tags, message kinds,
- * the op header and the servers' replies. Both sides include this and
- * nothing else in common: the model side's state is in server_client.h, the
- * servers' in server_state.h, roles in server_layout.h.
+ * the op header and the servers' replies. Both sides include it; neither
+ * side's state is here (the model side's is in server_client.h, the
+ * servers' in server_state.h; roles are in server_layout.h).
  *
  * Every server reads its op stream from its first client (for the group
  * root, model rank 0). A data op (PUT) is followed by one message from every
