@@ -9,6 +9,12 @@
  *   three two-frame files with frames_per_outfile=2, so each file moves on.
  *   The group of each file is read from its record's writer ranks; every
  *   file is read back and checked value by value.
+ * - "streams": the same layout, WRF-like names of three domains written in
+ *   turn, one frame per file, frames_per_outfile=2: d01, d02, d03 are three
+ *   streams (digits after a letter count) and the dates are not, so each
+ *   domain's first two files stay where its first went: groups 0,1,0 0,1,0
+ *   1,0,1 (plain round-robin would give 0,1,0 1,0,1 ..., one stream
+ *   0,0,1 1,0,0 ...).
  * - "parallel" (4+ ranks): io_groups=1, io_tasks=2, pnetcdf: both servers of
  *   the group write the file and both appear in the record. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -129,6 +135,37 @@ static void run_fpo(const char *dir, const char *stats, int np) {
   MPI_Comm_free(&model);
 }
 
+static void run_streams(const char *dir, const char *stats, int np) {
+  const int G = 2, M = np - G, NF = 9;
+  static const int group[9] = {0, 1, 0, 0, 1, 0, 1, 0, 1};
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  TU_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=2:io_tasks=1", &ctx, &model));
+  if (model == MPI_COMM_NULL) return;
+  decomps D;
+  TU_OK(make_decomps(ctx, model, K_HOLES, &D));
+  char paths[9][512];
+  for (int k = 0; k < NF; k++) { /* d01 t0, d02 t0, d03 t0, d01 t1, ... */
+    wfile w;
+    snprintf(paths[k], sizeof paths[k], "%s/wrfout_np%d_d%02d_2026-01-01_%02d:00:00", dir, np,
+             1 + k % 3, k / 3);
+    TU_OK(open_file(ctx, paths[k], "backend=netcdf:frames_per_outfile=2", &D, k, &w));
+    TU_OK(put_frame(&w, &D, 0));
+    TU_OK(tsr_close(&w.f));
+  }
+  free_decomps(&D);
+  TU_OK(tsr_finalize(&ctx));
+  if (D.rank == 0) {
+    record recs[MAXREC];
+    int n = read_records(stats, recs);
+    for (int k = 0; k < NF; k++) {
+      check_writer_side(find_record(recs, n, paths[k]), G, 1, M + group[k]);
+      verify(paths[k], NULL, 1, k, K_HOLES, paths[k]);
+    }
+  }
+  MPI_Comm_free(&model);
+}
+
 static void run_parallel(const char *dir, const char *stats, int np) {
   const int T = 2, M = np - T;
   tsr_ctx *ctx = NULL;
@@ -161,15 +198,16 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   const char *scenario = argc > 2 ? argv[2] : "fpo";
   char stats[600];
-  /* Read once per process, at the first statistics: set before anything. */
   int np;
   tu_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   snprintf(stats, sizeof stats, "%s/servers_stats_%s_np%d.jsonl", dir, scenario, np);
+  /* Read once per process, at the first statistics: set before any file. */
   setenv("TESSERA_STATS_FILE", stats, 1);
   if (tu_rank == 0) unlink(stats);
   MPI_Barrier(MPI_COMM_WORLD);
   if (strcmp(scenario, "fpo") == 0 && np >= 3) run_fpo(dir, stats, np);
+  else if (strcmp(scenario, "streams") == 0 && np >= 3) run_streams(dir, stats, np);
   else if (strcmp(scenario, "parallel") == 0 && np >= 4) run_parallel(dir, stats, np);
   else if (tu_rank == 0) fprintf(stderr, "scenario %s needs more ranks\n", scenario);
   MPI_Barrier(MPI_COMM_WORLD);
