@@ -54,9 +54,9 @@ void tsr__srv_client_free(tsr__srv_client *cl);
 
 /* ---- server_handoff.c: pack a tile (or replicated data) into the ring and
  * start its sends; returns at once. ---- */
-int tsr__srv_handoff_put(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__hints *hints,
+int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                          const tsr__wire_hdr *h, const struct tsr_decomp *d, const void *buf,
-                         size_t esize, tsr__srv_slabs *slabs);
+                         size_t esize);
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                             const void *buf, int64_t bytes);
 /* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL). */

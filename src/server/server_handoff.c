@@ -54,11 +54,10 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
 /* Serial backends: the root assembles the variable slab by slab, so the tile
  * goes out as a header plus one piece per slab box it meets, in the order of
  * the shared slab walk. */
-static int put_pieces(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__hints *hints,
-                      tsr__wire_hdr *h, const tsr_decomp *d, const void *buf, size_t es,
-                      tsr__srv_slabs *slabs) {
+static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
+                      tsr__wire_hdr *h, const tsr_decomp *d, const void *buf, size_t es) {
   const tsr__layout *L;
-  int rc = tsr__srv_slabs_of(slabs, h->varid, d->ndims, d->gsize, es, hints->slab_bytes, &L);
+  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, d->ndims, d->gsize, es, hints->slab_bytes, &L);
   if (rc) return send_failed(cl, h, rc, cf->server);
   int nb = tsr__srv_slab_count(L);
   int64_t len = tsr__wire_align(sizeof *h), maxpiece = 0;
@@ -87,13 +86,13 @@ static int put_pieces(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__
   return rc;
 }
 
-int tsr__srv_handoff_put(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__hints *hints,
+int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                          const tsr__wire_hdr *h0, const tsr_decomp *d, const void *buf,
-                         size_t esize, tsr__srv_slabs *slabs) {
+                         size_t esize) {
   tsr__wire_hdr h = *h0;
   tsr__ring_progress(&cl->ring, 0); /* reclaim what the servers took meanwhile */
   return cf->parallel ? put_whole(cl, cf, &h, d, buf, esize)
-                      : put_pieces(cl, cf, hints, &h, d, buf, esize, slabs);
+                      : put_pieces(cl, cf, hints, &h, d, buf, esize);
 }
 
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,

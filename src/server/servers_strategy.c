@@ -108,7 +108,7 @@ static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
     h.count[i] = d->tile.count[i];
   }
   size_t es = tsr__type_size(f->schema.vars[varid].type);
-  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es, &cf->slabs);
+  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es);
   count_frame(f, cf, varid, frame);
   tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
   return rc;
