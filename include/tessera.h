@@ -100,6 +100,16 @@ TSR_EXTERN size_t tsr_type_size(tsr_type type);
 TSR_EXTERN const char *tsr_errname(int err);
 
 /**
+ * Why the most recent failing call on this thread that returns no handle to
+ * ask (tsr_init, tsr_create, tsr_open) failed, in the style of dlerror():
+ * e.g. "hint 'aggregators=two': expected an integer >= 1 (in TESSERA_HINTS)".
+ * The same text on every rank (the failing rank's message is shared when the
+ * error is agreed). "" when there is none. Valid until the next such call on
+ * this thread. Not collective.
+ */
+TSR_EXTERN const char *tsr_last_error(void);
+
+/**
  * Start Tessera on @p comm. Collective over @p comm.
  *
  * @p hints is a hint string (docs/hints.md), may be NULL; TESSERA_HINTS

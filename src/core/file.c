@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "strategy/strategy.h"
 
 /* Start and end of a timed API call. */
 #define TSR_ENTER(f) double tsr__t0 = tsr__now()
@@ -23,33 +24,6 @@ static int leave(tsr_file *f, double t0, int rc) {
   return rc;
 }
 
-static const tsr__strategy_ops *strategy_of(tsr__strategy_kind k) {
-  switch (k) {
-  case TSR__STRAT_SERIAL: return &tsr__strategy_serial;
-  case TSR__STRAT_DIRECT: return &tsr__strategy_direct;
-  case TSR__STRAT_AGGREGATE: return &tsr__strategy_aggregate;
-  case TSR__STRAT_SPLIT: return &tsr__strategy_split;
-  case TSR__STRAT_SERVERS: return &tsr__strategy_servers;
-  case TSR__STRAT_DEFAULT: break;
-  }
-  return NULL;
-}
-
-/* The backend a strategy uses unless the hints name one. */
-static const char *default_backend(const tsr__hints *h) {
-#ifdef TESSERA_HAVE_PNETCDF
-  const int have_pnetcdf = 1;
-#else
-  const int have_pnetcdf = 0;
-#endif
-  switch (h->strategy) {
-  case TSR__STRAT_DIRECT:
-  case TSR__STRAT_AGGREGATE: return "pnetcdf";
-  case TSR__STRAT_SERVERS: return have_pnetcdf && h->io_tasks > 1 ? "pnetcdf" : "netcdf";
-  default: return "netcdf";
-  }
-}
-
 /* Fail early, on rank 0, when the directory of @p path cannot take a file. */
 static int check_directory(const char *path) {
   char *copy = strdup(path);
@@ -59,26 +33,35 @@ static int check_directory(const char *path) {
   return ok ? 0 : TSR_EACCES;
 }
 
+/* The strategy and backend the hints ask for, from the two registries: the
+ * hints hold names, the registries know what they are and what was built. */
 static int choose(tsr_file *f, char *msg, size_t msglen) {
   tsr__hints *h = &f->hints;
-  if (h->strategy == TSR__STRAT_DEFAULT) {
-#ifdef TESSERA_HAVE_PNETCDF
-    h->strategy = TSR__STRAT_DIRECT;
-#else
-    h->strategy = TSR__STRAT_SERIAL;
-#endif
+  if (h->strategy[0]) {
+    if (tsr__strategy_find(h->strategy, &f->strategy)) {
+      snprintf(msg, msglen, "strategy '%s' is unknown", h->strategy);
+      return TSR_EHINT;
+    }
+  } else {
+    f->strategy = tsr__strategy_default();
   }
-  if (h->strategy == TSR__STRAT_SERVERS && !f->ctx->servers) {
-    snprintf(msg, msglen, "strategy=servers needs io_groups and io_tasks in tsr_init's hints");
+  if (f->strategy->needs_server_ranks && f->ctx->ranks_owner != f->strategy) {
+    snprintf(msg, msglen, "strategy=%s needs io_groups and io_tasks in tsr_init's hints",
+             f->strategy->name);
     return TSR_ESERVERS;
   }
-  f->strategy = strategy_of(h->strategy);
-  const char *bname = h->backend[0] ? h->backend : default_backend(h);
+  const char *bname =
+      h->backend[0] ? h->backend : tsr__backend_default_write(f->strategy->backend_want(h));
   int rc = tsr__backend_find(bname, &f->backend);
   if (rc) {
     snprintf(msg, msglen, "backend '%s' %s", bname,
              rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
     return rc;
+  }
+  if (f->strategy->needs_parallel_backend && !f->backend->parallel && f->ctx->size > 1) {
+    snprintf(msg, msglen, "strategy=%s writes from every rank and needs a parallel backend; "
+             "backend '%s' is serial", f->strategy->name, f->backend->name);
+    return TSR_EHINT;
   }
   if (h->writer >= f->ctx->size) {
     snprintf(msg, msglen, "hint 'writer=%d': only %d ranks", h->writer, f->ctx->size);
@@ -89,6 +72,10 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
     return TSR_EHINT;
   }
   return 0;
+}
+
+void tsr__file_sink(tsr_file *f, tsr__sink *s) {
+  tsr__sink_init(s, f->backend, &f->hints, &f->st, &f->berr);
 }
 
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
@@ -119,6 +106,7 @@ void tsr__file_free(tsr_file *f) {
 
 int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
+  tsr__set_last_error("");
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
@@ -126,7 +114,7 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   if (f && !rc) {
     char msg[sizeof f->berr.message] = "";
     rc = choose(f, msg, sizeof msg);
-    if (!rc && (ctx->rank == 0 || f->hints.strategy == TSR__STRAT_SPLIT)) {
+    if (!rc && (ctx->rank == 0 || f->strategy->file_per_rank)) {
       rc = check_directory(path);
       if (rc) snprintf(msg, sizeof msg, "cannot create files in the directory of '%s'", path);
     }
@@ -144,6 +132,7 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   if (agreed) {
     TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
             f ? f->berr.message : "");
+    tsr__set_last_error(f && f->berr.message[0] ? f->berr.message : tsr_strerror(agreed));
     tsr__file_free(f);
     return agreed;
   }

@@ -13,14 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-  TSR__STRAT_DEFAULT = 0, /* direct when PnetCDF is built, else serial */
-  TSR__STRAT_SERIAL,
-  TSR__STRAT_DIRECT,
-  TSR__STRAT_AGGREGATE,
-  TSR__STRAT_SPLIT,
-  TSR__STRAT_SERVERS
-} tsr__strategy_kind;
+#define TSR__NAME_MAX 16 /* strategy and backend names, NUL included */
 
 /* One pass-through hint for MPI_Info (MPI-IO and PnetCDF keys). */
 typedef struct {
@@ -51,8 +44,8 @@ enum {
 
 typedef struct tsr__hints {
   unsigned set;                /* TSR__H_* bits of the fields given explicitly */
-  tsr__strategy_kind strategy; /* strategy= serial|direct|aggregate|split|servers */
-  char backend[16];            /* backend= netcdf|pnetcdf|null; "" = strategy's default */
+  char strategy[TSR__NAME_MAX]; /* strategy= a name of the strategy registry; "" = default */
+  char backend[TSR__NAME_MAX];  /* backend= a name of the backend registry; "" = strategy's */
   int format;                  /* format= cdf2 (2, default) | cdf5 (5) */
   int64_t slab_bytes;          /* slab_bytes= size, default 64m: serial writer's slab */
   int64_t buffer_bytes;        /* buffer_bytes= size, default 128m: pending bytes per rank */
@@ -92,9 +85,6 @@ int tsr__hints_resolve(const char *init_text, const char *create_text, const cha
 
 /* Parse a size with optional k/m/g suffix (powers of 1024). Returns 0 or -1. */
 int tsr__parse_size(const char *s, int64_t *out);
-
-/* Name of a strategy kind ("serial", ...). */
-const char *tsr__strategy_name(tsr__strategy_kind k);
 
 /* Format the hints in effect as one hint string (for display and stats). */
 void tsr__hints_format(const tsr__hints *h, char *out, size_t outlen);

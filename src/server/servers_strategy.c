@@ -10,6 +10,7 @@
 #include "core/internal.h"
 #include "server/server_client.h"
 #include "server/servers.h"
+#include "strategy/strategy.h"
 
 /* The model rank's task in every group, and whether it is its first client. */
 static void my_server(const tsr__srv_client *cl, int g, int parallel, int *server, int *first) {
@@ -207,8 +208,16 @@ static int v_close(tsr_file *f) {
 
 static void v_abort(tsr_file *f) { free_state(f); } /* nothing was sent (agreed first) */
 
+static int v_want(const tsr__hints *h) {
+  return h->io_tasks > 1 ? TSR__BACKEND_PREFER_PARALLEL : TSR__BACKEND_WANT_SERIAL;
+}
+
 const tsr__strategy_ops tsr__strategy_servers = {
     .name = "servers",
+    .backend_want = v_want,
+    .needs_server_ranks = 1,
+    .ranks_init = tsr__servers_init,
+    .ranks_finalize = tsr__servers_finalize,
     .enddef = v_enddef,
     .put = v_put,
     .put_global = v_put_global,
