@@ -208,6 +208,8 @@ static int v_close(tsr_file *f) {
 
 static void v_abort(tsr_file *f) { free_state(f); } /* nothing was sent (agreed first) */
 
+/* Several tasks per group write in parallel (each its own clients' tiles);
+ * a single task writes alone, through a serial backend. */
 static int v_want(const tsr__hints *h) {
   return h->io_tasks > 1 ? TSR__BACKEND_PREFER_PARALLEL : TSR__BACKEND_WANT_SERIAL;
 }
