@@ -64,7 +64,8 @@ extern "C" {
   XX(ERANGE, -16, "frame or index out of range")                                       \
   XX(ETOOBIG, -17, "a single message or request would exceed 2 GiB")                   \
   XX(ESTATE, -18, "the library is not initialised, or a handle is already closed")     \
-  XX(EFORMAT, -19, "the file is not in a format Tessera can read")
+  XX(EFORMAT, -19, "the file is not in a format Tessera can read")                     \
+  XX(EBUSY, -20, "another job or process is writing the same path")
 
 /** Error codes (all negative; 0 is success). */
 typedef enum {

@@ -3,8 +3,11 @@
  * system whatever strategy or server sent it. */
 #include "backend/sink.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/agree.h"
 #include "tessera.h"
@@ -18,8 +21,14 @@ void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints 
   s->berr = berr;
 }
 
-static int keep_path(tsr__sink *s, const char *path) {
+static void free_names(tsr__sink *s) {
   free(s->path);
+  free(s->tmp_path);
+  s->path = s->tmp_path = NULL;
+}
+
+static int keep_path(tsr__sink *s, const char *path) {
+  free_names(s);
   s->path = strdup(path);
   return s->path ? 0 : TSR_ENOMEM;
 }
@@ -27,9 +36,16 @@ static int keep_path(tsr__sink *s, const char *path) {
 int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__schema *schema) {
   int rc = keep_path(s, path);
   if (rc) return rc;
+  size_t n = strlen(path) + sizeof TSR__TMP_SUFFIX;
+  s->tmp_path = malloc(n);
+  if (!s->tmp_path) return TSR_ENOMEM;
+  snprintf(s->tmp_path, n, "%s%s", path, TSR__TMP_SUFFIX);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  s->renamer = me == 0;
   s->schema = schema;
   double t0 = MPI_Wtime();
-  rc = s->ops->create(comm, path, schema, s->hints, &s->bf, s->berr);
+  rc = s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
   s->st->writer_s += MPI_Wtime() - t0;
   s->st->is_writer = 1;
   return rc;
@@ -117,16 +133,41 @@ int tsr__sink_close(tsr__sink *s) {
     if (s->st) s->st->writer_s += MPI_Wtime() - t0;
   }
   s->bf = NULL;
-  free(s->path);
-  s->path = NULL;
+  if (!s->tmp_path) free_names(s); /* opened for reading: nothing to commit */
   return rc;
 }
 
+int tsr__sink_commit(tsr__sink *s) {
+  int rc = 0;
+  if (s->tmp_path && s->renamer && rename(s->tmp_path, s->path) != 0) {
+    if (s->berr) {
+      s->berr->code = errno;
+      snprintf(s->berr->message, sizeof s->berr->message, "cannot rename %s to %s: %s",
+               s->tmp_path, s->path, strerror(errno));
+    }
+    unlink(s->tmp_path);
+    rc = errno == ENOSPC || errno == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
+  }
+  free_names(s);
+  return rc;
+}
+
+void tsr__sink_discard(tsr__sink *s) {
+  if (s->tmp_path && s->renamer) unlink(s->tmp_path);
+  free_names(s);
+}
+
+int tsr__sink_finish(tsr__sink *s, int ok) {
+  if (ok) return tsr__sink_commit(s);
+  tsr__sink_discard(s);
+  return 0;
+}
+
 void tsr__sink_abort(tsr__sink *s) {
-  if (s->bf) s->ops->abort(s->bf, s->path);
+  if (s->bf) s->ops->abort(s->bf, s->tmp_path ? s->tmp_path : s->path);
+  else if (s->tmp_path && s->renamer) unlink(s->tmp_path);
   s->bf = NULL;
-  free(s->path);
-  s->path = NULL;
+  free_names(s);
 }
 
 int tsr__sink_read(tsr__sink *s, int varid, int64_t frame, const int64_t start[],

@@ -20,8 +20,17 @@ typedef struct tsr__sink {
   const tsr__hints *hints;
   tsr__fstats *st; /* counted into: requests, writer time, buffer */
   tsr__berr *berr; /* the backend's own code and message */
-  char *path;      /* owned copy, set by create/open */
+  char *path;      /* the final path (owned), set by create/open */
+  char *tmp_path;  /* create: where the backend writes until commit (owned) */
+  int renamer;     /* create: 1 on the rank that renames at commit */
 } tsr__sink;
+
+/* Files appear atomically: a created file is written under
+ * `<path>.tessera-tmp` in its destination directory and renamed to @p path by
+ * tsr__sink_commit once its status is agreed good; a failed file's temporary
+ * is removed. A killed job leaves only `*.tessera-tmp` files, recognisable
+ * and overwritten by the next run. */
+#define TSR__TMP_SUFFIX ".tessera-tmp"
 
 /* Bind a sink to a backend; opens nothing. @p st and @p berr must outlive it. */
 void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints *h,
@@ -55,10 +64,18 @@ int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t s
 int tsr__sink_drain_if_needed(tsr__sink *s, MPI_Comm comm, int64_t incoming, int status,
                               int *drain_err);
 int tsr__sink_flush(tsr__sink *s);
-/* Flush and close; frees what the sink owns. A sink that holds no file
- * returns 0. */
+/* Flush and close the backend file; the names are kept for commit. A sink
+ * that holds no file returns 0. */
 int tsr__sink_close(tsr__sink *s);
-/* After a failure: close and delete the file, so no failed file looks complete. */
+/* After tsr__sink_close, once every rank agreed the file is good: rename the
+ * temporary to the final path (on the renamer), and free the names. */
+int tsr__sink_commit(tsr__sink *s);
+/* After tsr__sink_close, when the file failed somewhere: remove the
+ * temporary (on the renamer), free the names. */
+void tsr__sink_discard(tsr__sink *s);
+/* tsr__sink_commit when @p ok, else tsr__sink_discard (returning 0). */
+int tsr__sink_finish(tsr__sink *s, int ok);
+/* After a failure while open: close and delete the temporary, free the names. */
 void tsr__sink_abort(tsr__sink *s);
 
 /* Reading. */

@@ -84,6 +84,7 @@ int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **
   tsr_file *f = calloc(1, sizeof *f);
   if (!f) return TSR_ENOMEM;
   f->ctx = ctx;
+  f->lock_fd = -1;
   tsr__schema_init(&f->schema);
   tsr__hints_defaults(&f->hints);
   tsr__fstats_init(&f->st, 1 << 20);
@@ -98,6 +99,7 @@ int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **
 
 void tsr__file_free(tsr_file *f) {
   if (!f) return;
+  tsr__lock_release(f->path, &f->lock_fd);
   tsr__schema_free(&f->schema);
   free(f->reader);
   free(f->path);
@@ -118,6 +120,8 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
       rc = check_directory(path);
       if (rc) snprintf(msg, sizeof msg, "cannot create files in the directory of '%s'", path);
     }
+    if (!rc && ctx->rank == 0 && !f->hints.clobber_force)
+      rc = tsr__lock_take(path, &f->lock_fd, msg, sizeof msg);
     if (rc) {
       f->berr.code = rc;
       snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
@@ -276,6 +280,11 @@ int tsr_close(tsr_file **pf) {
   }
   if (f->strategy && !f->in_define) {
     rc = tsr__file_agree(f, f->strategy->close(f));
+    /* The final names appear only now, when every rank's part is complete. */
+    if (f->strategy->finish) {
+      int frc = f->strategy->finish(f, rc == 0);
+      if (!rc) rc = tsr__file_agree(f, frc);
+    }
     f->st.closed_at = tsr__now();
   }
   if (f->reader) rc = tsr__file_agree(f, tsr__reader_close(f)); /* opened by tsr_open */

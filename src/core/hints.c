@@ -54,6 +54,7 @@ static const choice ranks_choices[] = {{"last", 0}, {"first", 1}, {NULL, 0}};
 static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}};
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
+static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -102,6 +103,7 @@ static const key_info keys[] = {
     {"writer", TSR__H_WRITER, T_INT, FIELD(writer), NULL, 0, NULL, 0},
     {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL, 0},
     {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
+    {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

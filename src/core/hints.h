@@ -39,7 +39,8 @@ enum {
   TSR__H_STRICT = 1u << 11,
   TSR__H_WRITER = 1u << 12,
   TSR__H_EXCHANGE = 1u << 13,
-  TSR__H_FRAMES_PER_OUTFILE = 1u << 14
+  TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
+  TSR__H_CLOBBER = 1u << 15
 };
 
 typedef struct tsr__hints {
@@ -59,6 +60,8 @@ typedef struct tsr__hints {
   int writer;                  /* writer= rank of the serial writer, default 0 */
   int exchange_alltoall;       /* exchange= p2p (0, default) | alltoall (1) */
   int frames_per_outfile;      /* frames_per_outfile= N >= 1 (servers: frames per group) */
+  int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
+                                  writes the path) | force (1: no lock) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

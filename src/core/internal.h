@@ -60,6 +60,7 @@ struct tsr_file {
   const tsr__backend_ops *backend; /* chosen at create/open; called only through a sink */
   tsr__schema schema;
   int in_define; /* 1 in define mode */
+  int lock_fd;   /* rank 0 of a file being written: the exclusive-output lock, else -1 */
   void *sdata;   /* strategy-private state */
   int last_err;
   tsr__berr berr;
@@ -88,6 +89,12 @@ int tsr__reader_close(tsr_file *f);
 /* Agree on a file's status; the backend message of the lowest failing rank
  * is copied to every rank's handle. */
 int tsr__file_agree(tsr_file *f, int err);
+
+/* Exclusive output (core/file_lock.c): take the lock of @p path, or
+ * TSR_EBUSY (message in @p msg) while another process holds it. */
+int tsr__lock_take(const char *path, int *fd, char *msg, size_t msglen);
+/* Drop the lock and its file; accepts *fd == -1. */
+void tsr__lock_release(const char *path, int *fd);
 
 /* Record the message tsr_last_error() returns on this thread. */
 void tsr__set_last_error(const char *msg);

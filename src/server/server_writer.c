@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/agree.h"
 #include "core/log.h"
@@ -241,13 +240,14 @@ int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *
   tsr__srv_file *sf = *pp;
   if (!sf) return TSR_ESTATE;
   if (!sf->status) {
-    int rc = tsr__sink_close(&sf->sink); /* always frees */
+    int rc = tsr__sink_close(&sf->sink); /* every byte written, under the temporary name */
     if (sf->parallel) rc = tsr__agree(s->gcomm, rc ? rc : sf->lerr);
-    if (rc) {
-      /* Closed but not complete: delete it, so it never looks complete. */
-      if (s->t == 0) unlink(sf->path);
-      sf->status = rc;
-    }
+    /* Renamed into place only when complete everywhere; else the temporary
+     * goes, so a failed file never looks complete. */
+    int frc = tsr__sink_finish(&sf->sink, rc == 0);
+    if (sf->parallel && !rc) rc = tsr__agree(s->gcomm, frc);
+    else if (!rc) rc = frc;
+    if (rc) sf->status = rc;
   }
   r->berr = sf->berr;
   figures(s, sf, &r->fs);

@@ -97,9 +97,11 @@ static void a_free(agg_state *s) {
   free(s);
 }
 
-static int a_close(tsr_file *f) {
+static int a_close(tsr_file *f) { return tsr__sink_close(&((agg_state *)f->sdata)->sink); }
+
+static int a_finish(tsr_file *f, int ok) {
   agg_state *s = f->sdata;
-  int rc = tsr__sink_close(&s->sink);
+  int rc = tsr__sink_finish(&s->sink, ok);
   a_free(s);
   f->sdata = NULL;
   return rc;
@@ -121,5 +123,6 @@ const tsr__strategy_ops tsr__strategy_aggregate = {
     .put_global = a_put_global,
     .flush = a_flush,
     .close = a_close,
+    .finish = a_finish,
     .abort = a_abort,
 };

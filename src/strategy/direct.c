@@ -59,9 +59,11 @@ static int d_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) 
 
 static int d_flush(tsr_file *f) { return tsr__sink_flush(&((direct_state *)f->sdata)->sink); }
 
-static int d_close(tsr_file *f) {
+static int d_close(tsr_file *f) { return tsr__sink_close(&((direct_state *)f->sdata)->sink); }
+
+static int d_finish(tsr_file *f, int ok) {
   direct_state *s = f->sdata;
-  int rc = tsr__sink_close(&s->sink);
+  int rc = tsr__sink_finish(&s->sink, ok);
   free(s);
   f->sdata = NULL;
   return rc;
@@ -84,5 +86,6 @@ const tsr__strategy_ops tsr__strategy_direct = {
     .put_global = d_put_global,
     .flush = d_flush,
     .close = d_close,
+    .finish = d_finish,
     .abort = d_abort,
 };

@@ -64,9 +64,11 @@ static int s_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) 
 
 static int s_flush(tsr_file *f) { return tsr__sink_flush(&((serial_state *)f->sdata)->sink); }
 
-static int s_close(tsr_file *f) {
+static int s_close(tsr_file *f) { return tsr__sink_close(&((serial_state *)f->sdata)->sink); }
+
+static int s_finish(tsr_file *f, int ok) {
   serial_state *s = f->sdata;
-  int rc = tsr__sink_close(&s->sink);
+  int rc = tsr__sink_finish(&s->sink, ok);
   tsr__xbufs_free(&s->bufs);
   free(s);
   f->sdata = NULL;
@@ -90,5 +92,6 @@ const tsr__strategy_ops tsr__strategy_serial = {
     .put_global = s_put_global,
     .flush = s_flush,
     .close = s_close,
+    .finish = s_finish,
     .abort = s_abort,
 };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "strategy/strategy_common.h"
 
@@ -161,9 +162,25 @@ static void sp_free(split_state *s) {
   free(s);
 }
 
-static int sp_close(tsr_file *f) {
+static int sp_close(tsr_file *f) { return tsr__sink_close(&((split_state *)f->sdata)->sink); }
+
+/* Pieces of an earlier run with more ranks would sit beside the new ones and
+ * look like part of them: rank 0 removes them when the new set is complete. */
+static void remove_stale_pieces(const tsr_file *f) {
+  size_t len = strlen(f->path) + 16;
+  char *p = malloc(len);
+  if (!p) return;
+  for (int r = f->ctx->size;; r++) {
+    snprintf(p, len, "%s.%04d", f->path, r);
+    if (unlink(p) != 0) break;
+  }
+  free(p);
+}
+
+static int sp_finish(tsr_file *f, int ok) {
   split_state *s = f->sdata;
-  int rc = tsr__sink_close(&s->sink);
+  int rc = tsr__sink_finish(&s->sink, ok);
+  if (ok && f->ctx->rank == 0) remove_stale_pieces(f);
   sp_free(s);
   f->sdata = NULL;
   return rc;
@@ -186,5 +203,6 @@ const tsr__strategy_ops tsr__strategy_split = {
     .put_global = sp_put_global,
     .flush = sp_flush,
     .close = sp_close,
+    .finish = sp_finish,
     .abort = sp_abort,
 };

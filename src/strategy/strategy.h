@@ -34,7 +34,12 @@ typedef struct tsr__strategy_ops {
   int (*put)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf);
   int (*put_global)(tsr_file *f, int varid, int64_t frame, const void *buf);
   int (*flush)(tsr_file *f);
-  int (*close)(tsr_file *f);  /* frees f->sdata; f itself is freed by the API */
+  /* Close the backend file(s): every byte is written, under the temporary
+   * name. The API agrees on the result, then calls finish. */
+  int (*close)(tsr_file *f);
+  /* Optional. @p ok: every rank closed without error. Commit (rename the
+   * temporaries into place) or discard them, and free f->sdata. */
+  int (*finish)(tsr_file *f, int ok);
   void (*abort)(tsr_file *f); /* after a failed enddef/close: release, delete */
 } tsr__strategy_ops;
 

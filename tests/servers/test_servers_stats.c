@@ -16,7 +16,8 @@
  *   1,0,1 (plain round-robin would give 0,1,0 1,0,1 ..., one stream
  *   0,0,1 1,0,0 ...).
  * - "parallel" (4+ ranks): io_groups=1, io_tasks=2, pnetcdf: both servers of
- *   the group write the file and both appear in the record. */
+ *   the group write the file and both appear in the record; the file
+ *   appears under its name only when the servers closed it. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 #include <unistd.h>
@@ -174,14 +175,29 @@ static void run_parallel(const char *dir, const char *stats, int np) {
   if (model == MPI_COMM_NULL) return;
   decomps D;
   TU_OK(make_decomps(ctx, model, K_UNEVEN, &D));
-  char path[512];
+  char path[512], tmp[600];
   snprintf(path, sizeof path, "%s/par_%s_np%d.nc", dir, kind_name[K_UNEVEN], np);
+  snprintf(tmp, sizeof tmp, "%s.tessera-tmp", path);
+  if (D.rank == 0) unlink(path); /* left by an earlier run */
+  MPI_Barrier(model);
   wfile w;
   int rc = open_file(ctx, path, "backend=pnetcdf", &D, 0, &w);
   if (rc != TSR_ENOTBUILT) { /* pnetcdf not built: the same answer everywhere */
     TU_OK(rc);
     TU_OK(put_frame(&w, &D, 0));
+    TU_OK(tsr_flush(w.f));
+    /* Written but open on the servers: only the temporary exists. */
+    if (D.rank == 0) {
+      TU_EQ(access(path, F_OK) == 0, 0);
+      TU_EQ(access(tmp, F_OK) == 0, 1);
+    }
+    /* With statistics on, the close waits for the servers' notes: the file
+     * is in place when it returns. */
     TU_OK(tsr_close(&w.f));
+    if (D.rank == 0) {
+      TU_EQ(access(path, F_OK) == 0, 1);
+      TU_EQ(access(tmp, F_OK) == 0, 0);
+    }
   }
   free_decomps(&D);
   TU_OK(tsr_finalize(&ctx));
