@@ -1,8 +1,8 @@
 /* I/O servers, model side: what a model rank holds (its place, transport and
  * hand-off ring; on model rank 0 the record of what the servers reported),
  * the per-file state of strategy=servers, and the interfaces of the model
- * side's files. Direction: servers_strategy.c -> server_handoff.c ->
- * server_ring.c -> server_transport.c; servers_strategy.c -> server_pick.c
+ * side's files. Direction: strategy/servers.c -> server_handoff.c ->
+ * server_ring.c -> server_transport.c; strategy/servers.c -> server_pick.c
  * -> server_notes.c -> server_transport.c. */
 #ifndef TSR_SERVER_CLIENT_H
 #define TSR_SERVER_CLIENT_H
