@@ -127,7 +127,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
   p += (size_t)h.nholes * sizeof(tsr__box);
   if (!rc)
     rc = tsr__sink_write(&sf->sink, h.varid, h.frame, h.start, h.count, p,
-                         (tsr__memview){NULL, NULL});
+                         (tsr__memview){0});
   if (rc) sf->lerr = rc;
 }
 
