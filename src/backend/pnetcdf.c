@@ -368,6 +368,10 @@ static int subarray_type(tsr__bfile *bf, const tsr__bvar *v, const int64_t count
   return 0;
 }
 
+/* ncmpi_bput_vara and ncmpi_iput_vara take the same arguments. */
+typedef int (*post_fn)(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,
+                       const void *buf, MPI_Offset bufcount, MPI_Datatype buftype, int *req);
+
 static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                                 const int64_t count[], const void *buf, tsr__memview mem,
                                 tsr__berr *err) {
@@ -403,25 +407,18 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
   int req = NC_REQ_NULL, status;
   const char *call;
   errno = 0;
-  if (mem.deferred) {
-    /* The caller keeps buf until the next wait: post it as it is, no copy. */
-    call = "ncmpi_iput_vara";
+  if (mem.deferred || bytes <= room) {
+    /* Deferred: the caller keeps buf until the next wait, so post it as it
+     * is (iput, no copy). Else bput copies it into the attached buffer. */
+    post_fn post = mem.deferred ? ncmpi_iput_vara : ncmpi_bput_vara;
+    call = mem.deferred ? "ncmpi_iput_vara" : "ncmpi_bput_vara";
+    MPI_Datatype dt = etype;
+    MPI_Offset nbuf = (MPI_Offset)n;
     if (inside) {
-      MPI_Datatype dt = MPI_DATATYPE_NULL;
       if ((rc = subarray_type(bf, v, count, mem, &dt, err))) return rc;
-      status = ncmpi_iput_vara(bf->ncid, v->fid, st, ct, buf, 1, dt, &req);
-    } else {
-      status = ncmpi_iput_vara(bf->ncid, v->fid, st, ct, buf, (MPI_Offset)n, etype, &req);
+      nbuf = 1;
     }
-  } else if (bytes <= room) {
-    call = "ncmpi_bput_vara";
-    if (inside) {
-      MPI_Datatype dt = MPI_DATATYPE_NULL;
-      if ((rc = subarray_type(bf, v, count, mem, &dt, err))) return rc;
-      status = ncmpi_bput_vara(bf->ncid, v->fid, st, ct, buf, 1, dt, &req);
-    } else {
-      status = ncmpi_bput_vara(bf->ncid, v->fid, st, ct, buf, (MPI_Offset)n, etype, &req);
-    }
+    status = post(bf->ncid, v->fid, st, ct, buf, nbuf, dt, &req);
   } else {
     call = "ncmpi_iput_vara";
     void *copy = malloc((size_t)bytes);
