@@ -112,7 +112,11 @@ enum {
   BO_EVERY = 1u << 6,
   BO_FPF = 1u << 7,
   BO_DT = 1u << 8,
-  BO_START = 1u << 9
+  BO_START = 1u << 9,
+  BO_DX = 1u << 10,
+  BO_DY = 1u << 11,
+  BO_NOCOLONS = 1u << 12,
+  BO_RESTART_EVERY = 1u << 13
 };
 
 typedef struct bench_config {
@@ -120,6 +124,7 @@ typedef struct bench_config {
   int px, py; /* 0: from MPI_Dims_create */
   int steps, output_every, sweeps, frames_per_file;
   double dt;                          /* model seconds per step */
+  double dx, dy;                      /* grid spacing, metres */
   char start_date[BENCH_DATE_LEN + 1]; /* WRF form */
   char schema[BENCH_PATH];            /* "" = default fields */
   char out[BENCH_PATH];
@@ -128,6 +133,11 @@ typedef struct bench_config {
   char user_hints[2048]; /* --hints */
   char nl_hints[512];    /* from io_form_history / quilting */
   char hints[2600];      /* passed to tsr_init */
+  char restart[BENCH_PATH]; /* --restart FILE: resume from it */
+  char input[BENCH_PATH];   /* --input FILE: initial state from a wrfinput */
+  int restart_every;        /* steps between restart files, 0 = none */
+  int write_input;          /* write <out>/wrfinput_d01 */
+  int nocolons;             /* '_' for ':' in file names */
   int check, dry_run, quiet;
   int inject_error; /* test hook: one wrong value in the first output */
   unsigned set; /* BO_* given on the command line (they win over the namelist) */
@@ -148,6 +158,8 @@ int bench_date_add(const char *start, int64_t seconds, char out[BENCH_DATE_LEN +
 int bench_date_valid(const char *date);
 /* Year and day of the year (1-based) of a date. */
 int bench_date_julian(const char *date, int *year, int *jday);
+/* *seconds = b - a for two valid dates. Returns 0 or -1. */
+int bench_date_diff(const char *a, const char *b, int64_t *seconds);
 
 /* ------------------------------------------------------------------ fields */
 
