@@ -8,6 +8,7 @@
  *   schema_default.c  the default WRF-like field set
  *   schema_cdl.c      --schema FILE.cdl: ncgen + NetCDF inquiry
  *   fields.c          process grid, tiles, Tessera decompositions, model arrays
+ *   atmosphere.c      the physical state: a standard atmosphere in WRF units
  *   kernel.c          stencil kernel and halo exchange
  *   output.c          history files through Tessera
  *   check.c           check values and the read-back verification
@@ -258,6 +259,14 @@ void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, voi
  * k the row-major index over the other non-record dimensions. */
 void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, int64_t *j,
                      int64_t *i);
+
+/* ------------------------------------------------------------------ atmosphere */
+
+/* The physical state (standard atmosphere, WRF units) of every decomposed
+ * field over its whole memory box. */
+void bench_atmos_fill_fields(bench_run *run);
+/* Physical value of element idx of the replicated variable v (ZNU, ZNW, P_TOP, ...). */
+double bench_atmos_global(const bench_run *run, int v, int64_t idx);
 
 /* ------------------------------------------------------------------ kernel */
 
