@@ -244,7 +244,11 @@ int bench_grid_setup(bench_grid *g, MPI_Comm comm, const bench_config *c, char *
                      size_t errlen);
 /* Tile of n points over p ranks at coordinate c; stag adds the last point to the last rank. */
 void bench_tile(int64_t n, int p, int c, int stag, int64_t *start, int64_t *count);
-/* Shapes, Tessera decompositions (collective) and model arrays. Returns a TSR code. */
+/* Shapes and array sizes, checked against 32-bit counts and the node's
+ * memory before anything is allocated. Collective; 0, or -1 with run->err
+ * (the same on every rank). */
+int bench_fields_plan(bench_run *run);
+/* Model arrays and Tessera decompositions (collective). Returns a TSR code. */
 int bench_fields_setup(bench_run *run);
 void bench_fields_free(bench_run *run);
 /* Initial model state (smooth values) and the replicated variables' values. */

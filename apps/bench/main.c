@@ -158,6 +158,11 @@ int main(int argc, char **argv) {
     exit_code = BENCH_EXIT_USAGE;
     goto finalize;
   }
+  if (bench_fields_plan(run) != 0) {
+    say_error(run->grid.rank, run->err);
+    exit_code = BENCH_EXIT_USAGE;
+    goto finalize;
+  }
   run->varids = calloc((size_t)run->schema.nvars + 1, sizeof(int));
   rc = run->varids ? bench_fields_setup(run) : TSR_ENOMEM;
   if (rc == TSR_ENOMEM && !run->err[0]) snprintf(run->err, sizeof run->err, "out of memory for the model arrays");
