@@ -11,6 +11,7 @@
  *   atmosphere.c      the physical state: a standard atmosphere in WRF units
  *   kernel.c          stencil kernel and halo exchange
  *   output.c          history files through Tessera
+ *   restart.c         restart and input files: the model state, written and read back
  *   check.c           check values and the read-back verification
  *   metrics.c         timers, reductions, JSON and the summary line
  *   main.c            the model's time loop
@@ -28,6 +29,7 @@
 #define BENCH_PATH 4096
 #define BENCH_ERR 1024
 #define BENCH_DATE_LEN 19 /* "2026-01-01_00:00:00" */
+#define BENCH_STEP_VAR "BENCH_STEP" /* the step counter in restart and input files */
 
 /* Exit codes: the demo tool tells "not built" apart from failures. */
 enum { BENCH_EXIT_OK = 0, BENCH_EXIT_FAIL = 1, BENCH_EXIT_USAGE = 2, BENCH_EXIT_NOTBUILT = 3 };
@@ -208,6 +210,8 @@ typedef struct {
   double first_put;     /* start of the first tsr_put / put_global, -1 before */
   double last_step_end; /* end of the last model step, output hand-off included */
   double finalize_end;  /* tsr_finalize returned */
+  double input_s;       /* reading the initial state (--input or --restart) */
+  double restart_s;     /* writing restart (and input) files */
 } bench_timers;
 
 typedef struct {
@@ -233,6 +237,8 @@ typedef struct {
   char strategy[32];
   int64_t bytes; /* data bytes the files hold (whole variables, not per rank) */
   int outputs;   /* history outputs done */
+  int start_step; /* 0, or the step a restart file resumed from */
+  int restarts;   /* restart files written */
   bench_timers tm;
   tsr_stats lib_stats; /* this rank's library totals, taken before tsr_finalize */
   int check_failed;
@@ -286,10 +292,33 @@ int bench_output(bench_run *run, int t);
 int bench_output_close(bench_run *run);
 /* Flush and close the last file. TSR code. */
 int bench_output_finish(bench_run *run);
+/* "<out>/<prefix><date>", with '_' for ':' in the date under nocolons. */
+void bench_file_path(const bench_run *run, const char *prefix, const char *date, char *path,
+                     size_t n);
+/* WRF date of model step `step`. */
+void bench_step_date(const bench_run *run, int64_t step, char date[BENCH_DATE_LEN + 1]);
+/* Create a file with the run's schema (hints as for tsr_create); with
+ * step_varid also the scalar BENCH_STEP_VAR. Leaves it in data mode. TSR code. */
+int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_file **fp,
+                      int *varids, int *step_varid);
 /* "<out>/wrfout_d01_<date of output t>" */
 void bench_output_path(const bench_run *run, int t, char *path, size_t n);
 /* WRF date of history output t. */
 void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]);
+
+/* ------------------------------------------------------------------ restart */
+
+/* "<out>/wrfrst_d01_<date of step>" and "<out>/wrfinput_d01". */
+void bench_restart_path(const bench_run *run, int64_t step, char *path, size_t n);
+void bench_input_path(const bench_run *run, char *path, size_t n);
+/* Write the model's state at `step` (restart) or the initial state (input).
+ * Collective; TSR code, message in run->err. Timed as restart_s. */
+int bench_restart_write(bench_run *run, int64_t step);
+int bench_input_write(bench_run *run);
+/* Read a restart (restart = 1) or input file into the model's arrays and
+ * set run->start_step. Collective; TSR code, message in run->err. Timed as
+ * input_s. */
+int bench_state_read(bench_run *run, const char *path, int restart);
 
 /* ------------------------------------------------------------------ check */
 
@@ -301,6 +330,8 @@ int64_t bench_global_value(int64_t idx, int64_t t);
 void bench_check_fill(bench_run *run, int t);
 /* Fill the replicated variables for output t (Times and the others). */
 void bench_globals_fill(bench_run *run, int t);
+/* The same at a model step (restart files): Times, XTIME, ITIMESTEP of that step. */
+void bench_globals_fill_step(bench_run *run, int64_t step);
 /* Read every file back and verify every value. Collective over the model comm.
  * Returns 0 when everything matches; prints the verdict. */
 int bench_check_verify(bench_run *run);

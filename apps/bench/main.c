@@ -53,11 +53,15 @@ static int exit_code_of(int tsr_rc) {
   return tsr_rc == TSR_ENOTBUILT ? BENCH_EXIT_NOTBUILT : BENCH_EXIT_FAIL;
 }
 
-/* The time loop: output 0, then steps with output every K steps. */
+/* The time loop: output 0 (not when resuming: the run that wrote the
+ * restart file did it), then steps with output every K steps and a restart
+ * file every --restart-every steps. */
 static int run_model(bench_run *run) {
   const bench_config *c = &run->cfg;
-  int rc = bench_output(run, 0);
-  for (int step = 1; step <= c->steps && rc == 0; step++) {
+  int first = run->start_step, rc = 0;
+  if (first == 0) rc = bench_output(run, 0);
+  if (rc == 0 && first == 0 && c->write_input) rc = bench_input_write(run);
+  for (int step = first + 1; step <= c->steps && rc == 0; step++) {
     double t0 = MPI_Wtime();
     if (bench_step(run) != 0) {
       snprintf(run->err, sizeof run->err, "halo exchange failed at step %d", step);
@@ -65,6 +69,8 @@ static int run_model(bench_run *run) {
     }
     run->tm.compute_s += MPI_Wtime() - t0;
     if (step % c->output_every == 0) rc = bench_output(run, step / c->output_every);
+    if (rc == 0 && c->restart_every > 0 && step % c->restart_every == 0)
+      rc = bench_restart_write(run, step);
   }
   run->tm.last_step_end = MPI_Wtime();
   if (rc != 0) return rc;
@@ -168,8 +174,10 @@ int main(int argc, char **argv) {
   if (rc == TSR_ENOMEM && !run->err[0]) snprintf(run->err, sizeof run->err, "out of memory for the model arrays");
   if (rc == 0) {
     bench_fields_init(run);
-    rc = run_model(run);
+    if (c->restart[0]) rc = bench_state_read(run, c->restart, 1);
+    if (c->input[0]) rc = bench_state_read(run, c->input, 0);
   }
+  if (rc == 0) rc = run_model(run);
   if (rc != 0) {
     say_error(run->grid.rank, run->err[0] ? run->err : tsr_strerror(rc));
     exit_code = exit_code_of(rc);
