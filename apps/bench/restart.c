@@ -147,7 +147,7 @@ int bench_state_read(bench_run *run, const char *path, int restart) {
   }
   if (!restart && step != 0) {
     snprintf(run->err, sizeof run->err,
-             "%.700s holds step %d: --input takes an initial state (step 0); resume with "
+             "%.700s holds step %d: --input takes an initial state (step 0), resume with "
              "--restart",
              path, step);
     rc = TSR_EINVAL;
