@@ -14,7 +14,8 @@
 # already works.
 set -e
 py=${1:?usage: install_wrf_python.sh PYTHON}
-if "$py" -c "import wrf" 2>/dev/null; then
+# (np.float_: wrf-python 1.3.4.1 needs the alias NumPy 2 removed; the test provides it too.)
+if "$py" -c "import numpy as np; np.float_ = np.float64; import wrf" 2>/dev/null; then
   echo "install_wrf_python: wrf-python already installed"
   exit 0
 fi
