@@ -265,7 +265,9 @@ def write_joined(pieces: list, paths: list, out_path: str) -> dict:
 
 def default_out_dir(base: str) -> str:
     """The sibling directory of the pieces' directory: `<dir>-joined`."""
-    pieces_dir = os.path.dirname(os.path.abspath(base))
+    pieces_dir = os.path.normpath(os.path.dirname(base) or ".")
+    if pieces_dir in (".", os.sep):  # no name of its own to put a suffix on
+        pieces_dir = os.path.abspath(pieces_dir)
     return pieces_dir.rstrip(os.sep) + "-joined"
 
 
