@@ -105,6 +105,10 @@ int bench_metrics_report(bench_run *run) {
            run->cfg.nz, run->cfg.steps, run->outputs, run->nfiles, mx[WALL], mx[COMPUTE],
            mx[BLOCKED], 100.0 * io_fraction, mx[TOTAL], mx[DRAIN], bytes / 1e6, eff_bw / 1e6,
            write_bw / 1e6);
+    /* The study's other two rows, when the run had them. */
+    if (run->cfg.input[0] || run->cfg.restart[0] || run->restarts || run->cfg.write_input)
+      printf("tessera-bench: input %.3f s (from step %d), restart %.3f s (%d restart files)\n",
+             mx[INPUT], run->start_step, mx[RESTART], run->restarts);
     fflush(stdout);
   }
   return rc;
