@@ -16,9 +16,6 @@ module tessera
   integer(c_int64_t), parameter, public :: TSR_UNLIMITED = 0
   integer(c_int), parameter, public :: TSR_GLOBAL = -1
 
-  public :: TSR_OK, TSR_EINVAL, TSR_ENOMEM, TSR_EHINT, TSR_EDECOMP, TSR_EMODE, TSR_EBADID, &
-            TSR_ETYPE, TSR_ESHAPE, TSR_EIO, TSR_EACCES, TSR_ENOSPC, TSR_ENOTBUILT, &
-            TSR_ESERVERS, TSR_EMPI, TSR_ENAME, TSR_ERANGE, TSR_ETOOBIG, TSR_ESTATE, TSR_EFORMAT
 
   type, public :: tsr_ctx_t
     type(c_ptr) :: p = c_null_ptr

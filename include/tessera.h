@@ -64,7 +64,8 @@ extern "C" {
   XX(ERANGE, -16, "frame or index out of range")                                       \
   XX(ETOOBIG, -17, "a single message or request would exceed 2 GiB")                   \
   XX(ESTATE, -18, "the library is not initialised, or a handle is already closed")     \
-  XX(EFORMAT, -19, "the file is not in a format Tessera can read")
+  XX(EFORMAT, -19, "the file is not in a format Tessera can read")                     \
+  XX(EBUSY, -20, "another job or process is writing the same path")
 
 /** Error codes (all negative; 0 is success). */
 typedef enum {
@@ -98,6 +99,16 @@ TSR_EXTERN size_t tsr_type_size(tsr_type type);
 
 /** Name of an error code ("TSR_EHINT"); never NULL. Not collective. */
 TSR_EXTERN const char *tsr_errname(int err);
+
+/**
+ * Why the most recent failing call on this thread that returns no handle to
+ * ask (tsr_init, tsr_create, tsr_open) failed, in the style of dlerror():
+ * e.g. "hint 'aggregators=two': expected an integer >= 1 (in TESSERA_HINTS)".
+ * The same text on every rank (the failing rank's message is shared when the
+ * error is agreed). "" when there is none. Valid until the next such call on
+ * this thread. Not collective.
+ */
+TSR_EXTERN const char *tsr_last_error(void);
 
 /**
  * Start Tessera on @p comm. Collective over @p comm.

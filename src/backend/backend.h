@@ -87,15 +87,28 @@ typedef struct tsr__backend_ops {
   int64_t (*num_records)(const tsr__bfile *bf);
 } tsr__backend_ops;
 
+/* ---- the registry (backend_registry.c): the only place that knows which
+ * backends exist and which were built. ---- */
+
+/* What a writer asks of the backend it gets when the hints name none. */
+enum {
+  TSR__BACKEND_WANT_SERIAL,    /* one rank owns the file */
+  TSR__BACKEND_WANT_PARALLEL,  /* every writer calls every op (collective) */
+  TSR__BACKEND_PREFER_PARALLEL /* parallel when built, else serial */
+};
+
 /* Look a backend up by name. Returns 0 and sets *ops, TSR_ENOTBUILT when the
  * name is known but not built into this library (ops NULL), TSR_EHINT when the
  * name is unknown. */
 int tsr__backend_find(const char *name, const tsr__backend_ops **ops);
-
-extern const tsr__backend_ops tsr__backend_null;
-#ifdef TESSERA_HAVE_PNETCDF
-extern const tsr__backend_ops tsr__backend_pnetcdf;
-#endif
-extern const tsr__backend_ops tsr__backend_netcdf;
+/* 1 when @p name (n bytes, not NUL-terminated) names a backend, built or not. */
+int tsr__backend_known(const char *name, size_t n);
+/* The name of the backend to write with when the hints name none. */
+const char *tsr__backend_default_write(int want);
+/* The name of the backend to read with when the hints name none. */
+const char *tsr__backend_default_read(void);
+/* Every registered name (built or not): i < tsr__backend_count(). */
+int tsr__backend_count(void);
+const char *tsr__backend_name_at(int i);
 
 #endif

@@ -13,8 +13,7 @@
  * and every block is read with one collective ncmpi_get_vara_all, straight
  * into the caller's memory array through the same subarray types; ranks
  * with nothing to read take part with an empty request. */
-#ifdef TESSERA_HAVE_PNETCDF
-
+/* Compiled only when PnetCDF was found (src/CMakeLists.txt). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -723,8 +722,3 @@ const tsr__backend_ops tsr__backend_pnetcdf = {
     .read_block = tsr__pnc_read_block,
     .num_records = tsr__pnc_num_records,
 };
-
-#else
-/* ISO C forbids an empty translation unit. */
-typedef int tsr__pnc_not_built;
-#endif

@@ -1,5 +1,6 @@
 /* Agreement: every collective call ends with the same status on every rank.
  * MPI_MIN over the (negative) codes picks the same code everywhere. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"

@@ -1,9 +1,10 @@
 /* Contexts: tsr_init / tsr_finalize and the per-rank running statistics. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "server/servers.h"
+#include "strategy/strategy.h"
 
 static int dup_comm(MPI_Comm comm, MPI_Comm *out) {
   if (MPI_Comm_dup(comm, out) != MPI_SUCCESS) return TSR_EMPI;
@@ -13,8 +14,28 @@ static int dup_comm(MPI_Comm comm, MPI_Comm *out) {
   return 0;
 }
 
-static int wants_servers(const tsr__hints *h) {
-  return h->strategy == TSR__STRAT_SERVERS || (h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS));
+/* The strategy that must set ranks aside at tsr_init: the one the hints name,
+ * or the registry's strategy with dedicated ranks when only their layout
+ * (io_groups, io_tasks) is given. NULL when none. */
+static const tsr__strategy_ops *ranks_owner(const tsr__hints *h) {
+  const tsr__strategy_ops *ops = NULL;
+  if (h->strategy[0] && tsr__strategy_find(h->strategy, &ops) == 0 && ops->needs_server_ranks)
+    return ops;
+  return h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS) ? tsr__strategy_with_ranks() : NULL;
+}
+
+/* io_groups / io_tasks next to a strategy without dedicated ranks would
+ * quietly take ranks away from the model: refuse it. */
+static int check_ranks_hints(const tsr__hints *h, char *msg, size_t msglen) {
+  const tsr__strategy_ops *ops = NULL;
+  if (!(h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS)) || !h->strategy[0]) return 0;
+  if (tsr__strategy_find(h->strategy, &ops) == 0 && ops->needs_server_ranks) return 0;
+  const tsr__strategy_ops *owner = tsr__strategy_with_ranks();
+  snprintf(msg, msglen, "hint '%s=%d' needs strategy=%s, but strategy=%s is in effect",
+           h->set & TSR__H_IO_GROUPS ? "io_groups" : "io_tasks",
+           h->set & TSR__H_IO_GROUPS ? h->io_groups : h->io_tasks, owner ? owner->name : "?",
+           h->strategy);
+  return TSR_EHINT;
 }
 
 int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_comm) {
@@ -22,12 +43,17 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
   if (model_comm) *model_comm = MPI_COMM_NULL;
   int up = 0;
   MPI_Initialized(&up);
-  if (!up || comm == MPI_COMM_NULL) return TSR_ESTATE;
+  tsr__set_last_error("");
+  if (!up || comm == MPI_COMM_NULL) {
+    tsr__set_last_error("tsr_init: MPI is not initialised or the communicator is MPI_COMM_NULL");
+    return TSR_ESTATE;
+  }
   char msg[512] = "";
   tsr__hints h;
   tsr__hints_defaults(&h);
   int rc = out && model_comm ? 0 : TSR_EINVAL;
   if (!rc) rc = tsr__hints_resolve(hints, NULL, NULL, &h, msg, sizeof msg);
+  if (!rc) rc = check_ranks_hints(&h, msg, sizeof msg);
   if (rc) TSR_LOG("tsr_init: %s", msg);
   tsr_ctx *ctx = rc ? NULL : calloc(1, sizeof *ctx);
   if (!rc && !ctx) rc = TSR_ENOMEM;
@@ -37,12 +63,18 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
     if (!ctx->init_hints) rc = TSR_ENOMEM;
   }
   int agreed = tsr__agree(comm, rc);
-  if (agreed) goto fail;
+  if (agreed) {
+    tsr__share_message(comm, rc, agreed, msg, sizeof msg);
+    tsr__set_last_error(msg[0] ? msg : tsr_strerror(agreed));
+    goto fail;
+  }
 
   MPI_Comm model = MPI_COMM_NULL;
-  if (wants_servers(&h)) {
+  const tsr__strategy_ops *owner = ranks_owner(&h);
+  if (owner) {
     int is_server = 0;
-    agreed = tsr__servers_init(ctx, comm, &h, &model, &is_server);
+    ctx->ranks_owner = owner;
+    agreed = owner->ranks_init(ctx, comm, &h, &model, &is_server);
     if (agreed) goto fail;
     if (is_server) { /* served until the model finalized: nothing left here */
       free(ctx->init_hints);
@@ -64,6 +96,7 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
   *out = ctx;
   return 0;
 fail:
+  if (!tsr_last_error()[0]) tsr__set_last_error(tsr_strerror(agreed));
   if (ctx) {
     free(ctx->init_hints);
     free(ctx);
@@ -75,7 +108,7 @@ int tsr_finalize(tsr_ctx **pctx) {
   if (!pctx || !*pctx) return 0;
   tsr_ctx *ctx = *pctx;
   double t0 = tsr__now();
-  int rc = ctx->servers ? tsr__servers_finalize(ctx) : 0;
+  int rc = ctx->ranks_owner ? ctx->ranks_owner->ranks_finalize(ctx) : 0;
   ctx->stats.blocked_s += tsr__now() - t0;
   rc = tsr__agree(ctx->comm, rc);
   MPI_Comm_free(&ctx->comm);

@@ -14,6 +14,33 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The plan engine's view of the decomposition (plan/tiles.h). */
+static void set_tiles(tsr_decomp *d) {
+  tsr__tiles *t = &d->tiles;
+  t->ndims = d->ndims;
+  memcpy(t->gsize, d->gsize, sizeof t->gsize);
+  t->nranks = d->ctx->size;
+  t->rank = d->ctx->rank;
+  t->all = d->all;
+  t->tile = d->tile;
+  t->mem = d->mem;
+  t->my_elems = d->my_elems;
+}
+
+void tsr__decomp_tile_of(const tsr_decomp *d, int r, tsr__box *out) {
+  tsr__tiles_tile_of(&d->tiles, r, out);
+}
+
+tsr__memview tsr__decomp_tile_view(const tsr_decomp *d, int64_t moffset[TSR_MAX_DIMS]) {
+  int same = 1;
+  for (int i = 0; i < d->ndims; i++) {
+    moffset[i] = d->tile.start[i] - d->mem.start[i];
+    same &= moffset[i] == 0 && d->mem.count[i] == d->tile.count[i];
+  }
+  if (same) return (tsr__memview){NULL, NULL};
+  return (tsr__memview){d->mem.count, moffset};
+}
+
 /* Sorted unique cut points of dimension i: 0, gsize, every tile start and end. */
 static int64_t *cuts_of(const tsr_decomp *d, int i, int *n) {
   int size = d->ctx->size;
@@ -225,6 +252,7 @@ int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t
       agreed = TSR_EMPI;
   }
   if (!agreed) {
+    set_tiles(d);
     for (int r = 0; r < ctx->size; r++) {
       tsr__box t;
       tsr__decomp_tile_of(d, r, &t);

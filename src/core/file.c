@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "strategy/strategy.h"
 
 /* Start and end of a timed API call. */
 #define TSR_ENTER(f) double tsr__t0 = tsr__now()
@@ -23,33 +24,6 @@ static int leave(tsr_file *f, double t0, int rc) {
   return rc;
 }
 
-static const tsr__strategy_ops *strategy_of(tsr__strategy_kind k) {
-  switch (k) {
-  case TSR__STRAT_SERIAL: return &tsr__strategy_serial;
-  case TSR__STRAT_DIRECT: return &tsr__strategy_direct;
-  case TSR__STRAT_AGGREGATE: return &tsr__strategy_aggregate;
-  case TSR__STRAT_SPLIT: return &tsr__strategy_split;
-  case TSR__STRAT_SERVERS: return &tsr__strategy_servers;
-  case TSR__STRAT_DEFAULT: break;
-  }
-  return NULL;
-}
-
-/* The backend a strategy uses unless the hints name one. */
-static const char *default_backend(const tsr__hints *h) {
-#ifdef TESSERA_HAVE_PNETCDF
-  const int have_pnetcdf = 1;
-#else
-  const int have_pnetcdf = 0;
-#endif
-  switch (h->strategy) {
-  case TSR__STRAT_DIRECT:
-  case TSR__STRAT_AGGREGATE: return "pnetcdf";
-  case TSR__STRAT_SERVERS: return have_pnetcdf && h->io_tasks > 1 ? "pnetcdf" : "netcdf";
-  default: return "netcdf";
-  }
-}
-
 /* Fail early, on rank 0, when the directory of @p path cannot take a file. */
 static int check_directory(const char *path) {
   char *copy = strdup(path);
@@ -59,26 +33,35 @@ static int check_directory(const char *path) {
   return ok ? 0 : TSR_EACCES;
 }
 
+/* The strategy and backend the hints ask for, from the two registries: the
+ * hints hold names, the registries know what they are and what was built. */
 static int choose(tsr_file *f, char *msg, size_t msglen) {
   tsr__hints *h = &f->hints;
-  if (h->strategy == TSR__STRAT_DEFAULT) {
-#ifdef TESSERA_HAVE_PNETCDF
-    h->strategy = TSR__STRAT_DIRECT;
-#else
-    h->strategy = TSR__STRAT_SERIAL;
-#endif
+  if (h->strategy[0]) {
+    if (tsr__strategy_find(h->strategy, &f->strategy)) {
+      snprintf(msg, msglen, "strategy '%s' is unknown", h->strategy);
+      return TSR_EHINT;
+    }
+  } else {
+    f->strategy = tsr__strategy_default();
   }
-  if (h->strategy == TSR__STRAT_SERVERS && !f->ctx->servers) {
-    snprintf(msg, msglen, "strategy=servers needs io_groups and io_tasks in tsr_init's hints");
+  if (f->strategy->needs_server_ranks && f->ctx->ranks_owner != f->strategy) {
+    snprintf(msg, msglen, "strategy=%s needs io_groups and io_tasks in tsr_init's hints",
+             f->strategy->name);
     return TSR_ESERVERS;
   }
-  f->strategy = strategy_of(h->strategy);
-  const char *bname = h->backend[0] ? h->backend : default_backend(h);
+  const char *bname =
+      h->backend[0] ? h->backend : tsr__backend_default_write(f->strategy->backend_want(h));
   int rc = tsr__backend_find(bname, &f->backend);
   if (rc) {
     snprintf(msg, msglen, "backend '%s' %s", bname,
              rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
     return rc;
+  }
+  if (f->strategy->needs_parallel_backend && !f->backend->parallel && f->ctx->size > 1) {
+    snprintf(msg, msglen, "strategy=%s writes from every rank and needs a parallel backend; "
+             "backend '%s' is serial", f->strategy->name, f->backend->name);
+    return TSR_EHINT;
   }
   if (h->writer >= f->ctx->size) {
     snprintf(msg, msglen, "hint 'writer=%d': only %d ranks", h->writer, f->ctx->size);
@@ -91,12 +74,17 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   return 0;
 }
 
+void tsr__file_sink(tsr_file *f, tsr__sink *s) {
+  tsr__sink_init(s, f->backend, &f->hints, &f->st, &f->berr);
+}
+
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   *out = NULL;
   if (!path || !path[0]) return TSR_EINVAL;
   tsr_file *f = calloc(1, sizeof *f);
   if (!f) return TSR_ENOMEM;
   f->ctx = ctx;
+  f->lock_fd = -1;
   tsr__schema_init(&f->schema);
   tsr__hints_defaults(&f->hints);
   tsr__fstats_init(&f->st, 1 << 20);
@@ -111,6 +99,8 @@ int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **
 
 void tsr__file_free(tsr_file *f) {
   if (!f) return;
+  tsr__deflog_free(&f->deflog);
+  tsr__lock_release(f->path, &f->lock_fd);
   tsr__schema_free(&f->schema);
   free(f->reader);
   free(f->path);
@@ -119,6 +109,7 @@ void tsr__file_free(tsr_file *f) {
 
 int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
+  tsr__set_last_error("");
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
@@ -126,10 +117,12 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   if (f && !rc) {
     char msg[sizeof f->berr.message] = "";
     rc = choose(f, msg, sizeof msg);
-    if (!rc && (ctx->rank == 0 || f->hints.strategy == TSR__STRAT_SPLIT)) {
+    if (!rc && (ctx->rank == 0 || f->strategy->file_per_rank)) {
       rc = check_directory(path);
       if (rc) snprintf(msg, sizeof msg, "cannot create files in the directory of '%s'", path);
     }
+    if (!rc && ctx->rank == 0 && !f->hints.clobber_force)
+      rc = tsr__lock_take(path, &f->lock_fd, msg, sizeof msg);
     if (rc) {
       f->berr.code = rc;
       snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
@@ -144,6 +137,7 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   if (agreed) {
     TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
             f ? f->berr.message : "");
+    tsr__set_last_error(f && f->berr.message[0] ? f->berr.message : tsr_strerror(agreed));
     tsr__file_free(f);
     return agreed;
   }
@@ -159,12 +153,25 @@ static int define_check(tsr_file *f) {
   return f->in_define ? 0 : TSR_EMODE;
 }
 
+/* The end of a define call: logged (its arguments' hash and its result), so
+ * tsr_enddef agrees on the whole log in one reduction; with safe_mode=1 the
+ * call's result is also agreed at once. */
+static int define_done(tsr_file *f, int rc, uint64_t args, const char *call, const char *name) {
+  if (f->in_define) tsr__deflog_add(&f->deflog, args, rc, call, name);
+  return f->hints.safe_mode ? tsr__file_agree(f, rc) : rc;
+}
+
+static uint64_t hash_name(const char *name) {
+  return tsr__fnv(TSR__FNV_START, name ? name : "", name ? strlen(name) : 0);
+}
+
 int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_add_dim(&f->schema, name, len, dimid);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  uint64_t h = tsr__fnv(hash_name(name), &len, sizeof len);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_dim", name));
 }
 
 int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const int dimids[],
@@ -173,7 +180,10 @@ int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const i
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_add_var(&f->schema, name, type, ndims, dimids, varid);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  uint64_t h = tsr__fnv(hash_name(name), &type, sizeof type);
+  h = tsr__fnv(h, &ndims, sizeof ndims);
+  if (dimids && ndims > 0 && ndims <= TSR_MAX_DIMS) h = tsr__fnv(h, dimids, (size_t)ndims * sizeof *dimids);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_var", name));
 }
 
 int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
@@ -193,7 +203,11 @@ int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
   if (!rc && !d) rc = TSR_EINVAL;
   if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
   if (!rc) f->schema.vars[varid].decomp = d;
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  /* Tiles differ between ranks; the global shape may not. */
+  uint64_t h = tsr__fnv(TSR__FNV_START, &varid, sizeof varid);
+  if (d) h = tsr__fnv(h, d->gsize, (size_t)d->ndims * sizeof *d->gsize);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_var_decomp",
+                           !rc ? f->schema.vars[varid].name : NULL));
 }
 
 int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t n,
@@ -202,19 +216,41 @@ int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t 
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_put_att(&f->schema, varid, name, type, n, values);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  uint64_t h = tsr__fnv(hash_name(name), &varid, sizeof varid);
+  h = tsr__fnv(h, &type, sizeof type);
+  h = tsr__fnv(h, &n, sizeof n);
+  if (!rc) h = tsr__fnv(h, values, n * tsr__type_size(type));
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_put_att", name));
+}
+
+/* The schema is complete: agree on it (one reduction over the define log by
+ * default), then let the strategy lay the file out. */
+static int end_define(tsr_file *f) {
+  int rc = define_check(f);
+  if (f->in_define) {
+    char msg[sizeof f->berr.message] = "";
+    rc = tsr__deflog_agree(&f->deflog, f->ctx->comm, rc, msg, sizeof msg);
+    if (msg[0]) snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
+    if (rc) TSR_LOG("%s: %s", f->path, msg);
+  } else {
+    rc = tsr__file_agree(f, rc);
+  }
+  tsr__deflog_free(&f->deflog);
+  if (rc) return rc;
+  rc = tsr__file_agree(f, f->strategy->enddef(f));
+  if (!rc) f->in_define = 0;
+  else f->strategy->abort(f); /* the strategy released what it had made */
+  return rc;
 }
 
 int tsr_enddef(tsr_file *f) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
-  int rc = tsr__file_agree(f, define_check(f));
-  if (!rc) {
-    rc = tsr__file_agree(f, f->strategy->enddef(f));
-    if (!rc) f->in_define = 0;
-    else f->strategy->abort(f); /* the strategy released what it had made */
-    if (rc) f->strategy = NULL;
-  }
+  /* Opened for reading: never in define mode; a failed enddef: only close is left. */
+  if (!f->strategy) TSR_LEAVE(f, tsr__file_agree(f, f->reader ? TSR_EMODE : TSR_ESTATE));
+  int was_defining = f->in_define;
+  int rc = end_define(f);
+  if (rc && was_defining) f->strategy = NULL; /* in data mode (EMODE) the file stays good */
   TSR_LEAVE(f, rc);
 }
 
@@ -281,12 +317,16 @@ int tsr_close(tsr_file **pf) {
   double t0 = tsr__now();
   int rc = 0;
   if (f->strategy && f->in_define) { /* closed without enddef: write the schema */
-    rc = tsr__file_agree(f, f->strategy->enddef(f));
-    if (rc) f->strategy->abort(f);
-    else f->in_define = 0;
+    rc = end_define(f);
+    if (rc) f->strategy = NULL;
   }
   if (f->strategy && !f->in_define) {
     rc = tsr__file_agree(f, f->strategy->close(f));
+    /* The final names appear only now, when every rank's part is complete. */
+    if (f->strategy->finish) {
+      int frc = f->strategy->finish(f, rc == 0);
+      if (!rc) rc = tsr__file_agree(f, frc);
+    }
     f->st.closed_at = tsr__now();
   }
   if (f->reader) rc = tsr__file_agree(f, tsr__reader_close(f)); /* opened by tsr_open */

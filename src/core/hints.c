@@ -16,13 +16,17 @@
 #include "core/hints.h"
 
 #include <fnmatch.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "backend/backend.h"
 #include "core/log.h"
+#include "strategy/strategy.h"
 #include "tessera.h"
 
 /* Longest glob we hand to fnmatch(3): its matcher recurses per '*', so an
@@ -43,12 +47,6 @@ typedef struct {
   int value;
 } choice;
 
-static const choice strategy_choices[] = {
-    {"serial", TSR__STRAT_SERIAL}, {"direct", TSR__STRAT_DIRECT},   {"aggregate", TSR__STRAT_AGGREGATE},
-    {"split", TSR__STRAT_SPLIT},   {"servers", TSR__STRAT_SERVERS}, {NULL, 0}};
-/* Backend values are indices into this table; the field keeps the text. */
-static const choice backend_choices[] = {{"netcdf", 0}, {"pnetcdf", 1}, {"null", 2}, {NULL, 0}};
-#define NBACKENDS ((int64_t)(sizeof backend_choices / sizeof backend_choices[0]) - 1)
 /* The first spelling of a value is the canonical one tsr__hints_format prints. */
 static const choice format_choices[] = {
     {"cdf2", 2}, {"cdf5", 5}, {"64bit_offset", 2}, {"64bit_data", 5}, {NULL, 0}};
@@ -56,34 +54,57 @@ static const choice ranks_choices[] = {{"last", 0}, {"first", 1}, {NULL, 0}};
 static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}};
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
+static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
 
-enum { T_CHOICE, T_SIZE, T_INT };
+/* T_NAME values are names of a registry, which answers whether it knows one
+ * and lists them for messages; the field holds the text. */
+typedef struct {
+  int (*known)(const char *name, size_t n);
+  int (*count)(void);
+  const char *(*name_at)(int i);
+} registry_ref;
+static const registry_ref strategies = {tsr__strategy_known, tsr__strategy_count,
+                                        tsr__strategy_name_at};
+static const registry_ref backends = {tsr__backend_known, tsr__backend_count, tsr__backend_name_at};
+
+enum { T_CHOICE, T_SIZE, T_INT, T_NAME };
 
 typedef struct {
   const char *name;
   unsigned bit;
   int type;
+  size_t offset, size;   /* the field in tsr__hints */
   const choice *choices; /* T_CHOICE */
   int64_t min;           /* T_SIZE, T_INT */
+  const registry_ref *names; /* T_NAME */
+  /* T_SIZE: memory one rank allocates, so no more than the node has: a
+   * buffer that cannot exist is a hint error, not a crash at the first write. */
+  int per_rank_memory;
 } key_info;
 
-/* Tessera's own keys; this order is also the order tsr__hints_format prints. */
+#define FIELD(m) offsetof(tsr__hints, m), sizeof(((tsr__hints *)0)->m)
+
+/* Tessera's own keys; this order is also the order tsr__hints_format prints.
+ * Adding a key: a field in tsr__hints, a bit, one row here, a row in
+ * docs/hints.md. */
 static const key_info keys[] = {
-    {"strategy", TSR__H_STRATEGY, T_CHOICE, strategy_choices, 0},
-    {"backend", TSR__H_BACKEND, T_CHOICE, backend_choices, 0},
-    {"format", TSR__H_FORMAT, T_CHOICE, format_choices, 0},
-    {"slab_bytes", TSR__H_SLAB, T_SIZE, NULL, 1024},
-    {"buffer_bytes", TSR__H_BUFFER, T_SIZE, NULL, 0},
-    {"aggregators", TSR__H_AGGREGATORS, T_INT, NULL, 1},
-    {"stride", TSR__H_STRIDE, T_INT, NULL, 1},
-    {"io_groups", TSR__H_IO_GROUPS, T_INT, NULL, 1},
-    {"io_tasks", TSR__H_IO_TASKS, T_INT, NULL, 1},
-    {"server_ranks", TSR__H_SERVER_RANKS, T_CHOICE, ranks_choices, 0},
-    {"server_pick", TSR__H_SERVER_PICK, T_CHOICE, pick_choices, 0},
-    {"hints_strict", TSR__H_STRICT, T_CHOICE, bool_choices, 0},
-    {"writer", TSR__H_WRITER, T_INT, NULL, 0},
-    {"exchange", TSR__H_EXCHANGE, T_CHOICE, exchange_choices, 0},
-    {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, NULL, 1},
+    {"strategy", TSR__H_STRATEGY, T_NAME, FIELD(strategy), NULL, 0, &strategies, 0},
+    {"backend", TSR__H_BACKEND, T_NAME, FIELD(backend), NULL, 0, &backends, 0},
+    {"format", TSR__H_FORMAT, T_CHOICE, FIELD(format), format_choices, 0, NULL, 0},
+    {"slab_bytes", TSR__H_SLAB, T_SIZE, FIELD(slab_bytes), NULL, 1024, NULL, 1},
+    {"buffer_bytes", TSR__H_BUFFER, T_SIZE, FIELD(buffer_bytes), NULL, 0, NULL, 1},
+    {"aggregators", TSR__H_AGGREGATORS, T_INT, FIELD(aggregators), NULL, 1, NULL, 0},
+    {"stride", TSR__H_STRIDE, T_INT, FIELD(stride), NULL, 1, NULL, 0},
+    {"io_groups", TSR__H_IO_GROUPS, T_INT, FIELD(io_groups), NULL, 1, NULL, 0},
+    {"io_tasks", TSR__H_IO_TASKS, T_INT, FIELD(io_tasks), NULL, 1, NULL, 0},
+    {"server_ranks", TSR__H_SERVER_RANKS, T_CHOICE, FIELD(server_ranks_first), ranks_choices, 0, NULL, 0},
+    {"server_pick", TSR__H_SERVER_PICK, T_CHOICE, FIELD(server_pick_idle), pick_choices, 0, NULL, 0},
+    {"hints_strict", TSR__H_STRICT, T_CHOICE, FIELD(strict), bool_choices, 0, NULL, 0},
+    {"writer", TSR__H_WRITER, T_INT, FIELD(writer), NULL, 0, NULL, 0},
+    {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL, 0},
+    {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
+    {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
+    {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -211,9 +232,29 @@ int tsr__parse_size(const char *s, int64_t *out) {
   return 0;
 }
 
-/* strtol would accept leading blanks and stop at garbage; we want neither. */
+static void format_size(int64_t v, char *buf, size_t cap) {
+  static const char suffix[] = "gmk";
+  for (int i = 0; i < 3; i++) {
+    int64_t unit = (int64_t)1 << (30 - 10 * i);
+    if (v != 0 && v % unit == 0) {
+      snprintf(buf, cap, "%lld%c", (long long)(v / unit), suffix[i]);
+      return;
+    }
+  }
+  snprintf(buf, cap, "%lld", (long long)v);
+}
+
+/* Physical memory of this node (sysconf); INT64_MAX when unknown. */
+static int64_t memory_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return INT64_MAX;
+  return (int64_t)pages * (int64_t)page;
+}
+
+/* strtol would accept leading blanks, signs and stop at garbage; we want
+ * none of them: "aggregators=+2" is a typo, not a count. */
 static int parse_int(const char *s, int64_t min, int64_t *out) {
-  if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+')) return -1;
+  if (!(*s >= '0' && *s <= '9')) return -1;
   char *end;
   long long v = strtoll(s, &end, 10);
   if (*end != '\0' || end == s || v < min || v > INT_MAX) return -1;
@@ -228,12 +269,27 @@ static void expected(const key_info *k, char *buf, size_t cap) {
   } else if (k->type == T_SIZE) {
     snprintf(buf, cap, "expected a size >= %s (bytes, optional suffix k, m or g)",
              k->min ? "1k" : "0");
+  } else if (k->type == T_NAME) {
+    size_t o = (size_t)snprintf(buf, cap, "expected ");
+    int n = k->names->count();
+    for (int i = 0; i < n && o < cap; i++)
+      o += (size_t)snprintf(buf + o, cap - o, "%s%s", k->names->name_at(i),
+                            i == n - 1 ? "" : i == n - 2 ? " or " : ", ");
   } else {
     size_t o = (size_t)snprintf(buf, cap, "expected ");
     for (const choice *c = k->choices; c->text && o < cap; c++)
       o += (size_t)snprintf(buf + o, cap - o, "%s%s", c->text,
                             !c[1].text ? "" : !c[2].text ? " or " : ", ");
   }
+}
+
+/* A registry name, lower-cased into @p out (cap bytes) when the registry
+ * knows it: enumerated values ignore ASCII case. */
+static int parse_name(const key_info *k, span v, char *out, size_t cap) {
+  if (v.n >= cap) return -1;
+  for (size_t i = 0; i < v.n; i++) out[i] = (char)ascii_lower((unsigned char)v.p[i]);
+  out[v.n] = '\0';
+  return k->names->known(out, v.n) ? 0 : -1;
 }
 
 static int parse_value(const key_info *k, span v, int64_t *out) {
@@ -248,59 +304,37 @@ static int parse_value(const key_info *k, span v, int64_t *out) {
   buf[v.n] = '\0';
   if (k->type == T_INT) return parse_int(buf, k->min, out);
   if (tsr__parse_size(buf, out) != 0 || *out < k->min) return -1;
+  if (k->per_rank_memory && *out > memory_bytes()) return -2;
   return 0;
 }
 
-/* ---- field access by bit, so merging and formatting stay table driven ---- */
+/* ---- field access through the key table (offset and size of the field) -- */
 
-static int64_t get_field(const tsr__hints *h, unsigned bit) {
-  switch (bit) {
-  case TSR__H_STRATEGY: return h->strategy;
-  case TSR__H_BACKEND:
-    for (const choice *c = backend_choices; c->text; c++)
-      if (strcmp(h->backend, c->text) == 0) return c->value;
-    return -1;
-  case TSR__H_FORMAT: return h->format;
-  case TSR__H_SLAB: return h->slab_bytes;
-  case TSR__H_BUFFER: return h->buffer_bytes;
-  case TSR__H_AGGREGATORS: return h->aggregators;
-  case TSR__H_STRIDE: return h->stride;
-  case TSR__H_IO_GROUPS: return h->io_groups;
-  case TSR__H_IO_TASKS: return h->io_tasks;
-  case TSR__H_SERVER_RANKS: return h->server_ranks_first;
-  case TSR__H_SERVER_PICK: return h->server_pick_idle;
-  case TSR__H_STRICT: return h->strict;
-  case TSR__H_WRITER: return h->writer;
-  case TSR__H_EXCHANGE: return h->exchange_alltoall;
-  case TSR__H_FRAMES_PER_OUTFILE: return h->frames_per_outfile;
-  default: return 0;
-  }
+static void *field_of(tsr__hints *h, const key_info *k) { return (char *)h + k->offset; }
+static const void *cfield_of(const tsr__hints *h, const key_info *k) {
+  return (const char *)h + k->offset;
 }
 
-/* Values have been range checked against int by the parser. */
-static void set_field(tsr__hints *h, unsigned bit, int64_t v) {
-  int iv = (int)v;
-  switch (bit) {
-  case TSR__H_STRATEGY: h->strategy = (tsr__strategy_kind)iv; break;
-  case TSR__H_BACKEND:
-    snprintf(h->backend, sizeof h->backend, "%s", v >= 0 && v < NBACKENDS ? backend_choices[iv].text : "");
-    break;
-  case TSR__H_FORMAT: h->format = iv; break;
-  case TSR__H_SLAB: h->slab_bytes = v; break;
-  case TSR__H_BUFFER: h->buffer_bytes = v; break;
-  case TSR__H_AGGREGATORS: h->aggregators = iv; break;
-  case TSR__H_STRIDE: h->stride = iv; break;
-  case TSR__H_IO_GROUPS: h->io_groups = iv; break;
-  case TSR__H_IO_TASKS: h->io_tasks = iv; break;
-  case TSR__H_SERVER_RANKS: h->server_ranks_first = iv; break;
-  case TSR__H_SERVER_PICK: h->server_pick_idle = iv; break;
-  case TSR__H_STRICT: h->strict = iv; break;
-  case TSR__H_WRITER: h->writer = iv; break;
-  case TSR__H_EXCHANGE: h->exchange_alltoall = iv; break;
-  case TSR__H_FRAMES_PER_OUTFILE: h->frames_per_outfile = iv; break;
-  default: break;
-  }
-  h->set |= bit;
+/* A numeric field's value (T_NAME fields have none). */
+static int64_t get_num(const tsr__hints *h, const key_info *k) {
+  if (k->size == sizeof(int64_t)) return *(const int64_t *)cfield_of(h, k);
+  return *(const int *)cfield_of(h, k);
+}
+
+/* Values have been range checked against the field's type by the parser. */
+static void set_num(tsr__hints *h, const key_info *k, int64_t v) {
+  if (k->size == sizeof(int64_t)) *(int64_t *)field_of(h, k) = v;
+  else *(int *)field_of(h, k) = (int)v;
+  h->set |= k->bit;
+}
+
+static void copy_field(tsr__hints *dst, const tsr__hints *src, const key_info *k) {
+  memcpy(field_of(dst, k), cfield_of(src, k), k->size);
+  dst->set |= k->bit;
+}
+
+static int same_field(const tsr__hints *a, const tsr__hints *b, const key_info *k) {
+  return memcmp(cfield_of(a, k), cfield_of(b, k), k->size) == 0;
 }
 
 static const key_info *key_by_bit(unsigned bit) {
@@ -309,24 +343,15 @@ static const key_info *key_by_bit(unsigned bit) {
   return NULL;
 }
 
-static void format_size(int64_t v, char *buf, size_t cap) {
-  static const char suffix[] = "gmk";
-  for (int i = 0; i < 3; i++) {
-    int64_t unit = (int64_t)1 << (30 - 10 * i);
-    if (v != 0 && v % unit == 0) {
-      snprintf(buf, cap, "%lld%c", (long long)(v / unit), suffix[i]);
-      return;
-    }
-  }
-  snprintf(buf, cap, "%lld", (long long)v);
-}
 
 /* The canonical text of one field's value, as the parser would accept it. */
 static void format_field(const tsr__hints *h, const key_info *k, char *buf, size_t cap) {
-  int64_t v = get_field(h, k->bit);
-  if (k->bit == TSR__H_BACKEND) {
-    snprintf(buf, cap, "%s", h->backend);
-  } else if (k->type == T_CHOICE) {
+  if (k->type == T_NAME) {
+    snprintf(buf, cap, "%s", (const char *)cfield_of(h, k));
+    return;
+  }
+  int64_t v = get_num(h, k);
+  if (k->type == T_CHOICE) {
     const char *t = "?";
     for (const choice *c = k->choices; c->text; c++)
       if (c->value == v) {
@@ -505,12 +530,24 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
     if (d->set & k->bit)
       return fail(ps, "hint '%s=%s': key '%s' appears twice in one group", k->name,
                   show(vs, sizeof vs, val), k->name);
-    int64_t v;
-    if (parse_value(k, val, &v) != 0) {
+    int64_t v = 0;
+    char name[TSR__NAME_MAX] = {0}; /* zero tail: hints compare with memcmp */
+    int bad = k->type == T_NAME ? parse_name(k, val, name, sizeof name) : parse_value(k, val, &v);
+    if (bad == -2) {
+      format_size(memory_bytes(), why, sizeof why);
+      return fail(ps, "hint '%s=%s': more than this node's memory (%s); each rank would allocate it",
+                  k->name, show(vs, sizeof vs, val), why);
+    }
+    if (bad) {
       expected(k, why, sizeof why);
       return fail(ps, "hint '%s=%s': %s", k->name, show(vs, sizeof vs, val), why);
     }
-    set_field(d, k->bit, v);
+    if (k->type == T_NAME) {
+      memcpy(field_of(d, k), name, sizeof name);
+      d->set |= k->bit;
+    } else {
+      set_num(d, k, v);
+    }
     return 0;
   }
   if (is_passthrough(key)) return parse_pass(ps, key, val, d);
@@ -556,8 +593,7 @@ static int parse_group(parser *ps, span g, int globbed, int strict, tsr__hints *
 /* Pass-through keys replace an earlier value in place, keeping first-given order. */
 static int merge(parser *ps, tsr__hints *dst, const tsr__hints *src) {
   for (size_t i = 0; i < NKEYS; i++)
-    if (src->set & keys[i].bit) set_field(dst, keys[i].bit, get_field(src, keys[i].bit));
-  if (src->set & TSR__H_BACKEND) memcpy(dst->backend, src->backend, sizeof dst->backend);
+    if (src->set & keys[i].bit) copy_field(dst, src, &keys[i]);
   for (int i = 0; i < src->npass; i++) {
     int j = 0;
     while (j < dst->npass && strcmp(dst->pass[j].key, src->pass[i].key) != 0) j++;
@@ -584,27 +620,28 @@ static int layout_conflict(parser *ps, const tsr__hints *a, const tsr__hints *b,
 /* path == NULL: a globbed group that does not apply still contributes the
  * server layout, which must be decided before any file exists. */
 static int take_layout(parser *ps, const tsr__hints *d) {
-  if ((d->set & TSR__H_STRATEGY) && d->strategy == TSR__STRAT_SERVERS)
-    set_field(&ps->lay, TSR__H_STRATEGY, TSR__STRAT_SERVERS);
+  const key_info *strategy = key_by_bit(TSR__H_STRATEGY);
+  if ((d->set & TSR__H_STRATEGY) && tsr__strategy_needs_ranks(d->strategy))
+    copy_field(&ps->lay, d, strategy);
   for (size_t i = 0; i < NLAYOUT; i++) {
-    unsigned bit = layout_bits[i];
-    if (!(bit & d->set)) continue;
-    if ((ps->lay.set & bit) && get_field(&ps->lay, bit) != get_field(d, bit))
-      return layout_conflict(ps, d, &ps->lay, bit);
-    set_field(&ps->lay, bit, get_field(d, bit));
+    const key_info *k = key_by_bit(layout_bits[i]);
+    if (!(k->bit & d->set)) continue;
+    if ((ps->lay.set & k->bit) && !same_field(&ps->lay, d, k))
+      return layout_conflict(ps, d, &ps->lay, k->bit);
+    copy_field(&ps->lay, d, k);
   }
   return 0;
 }
 
 static int apply_layout(parser *ps) {
   for (size_t i = 0; i < NLAYOUT; i++) {
-    unsigned bit = layout_bits[i];
-    if (!(bit & ps->lay.set)) continue;
-    if ((ps->unglobbed_set & bit) && get_field(&ps->tmp, bit) != get_field(&ps->lay, bit))
-      return layout_conflict(ps, &ps->lay, &ps->tmp, bit);
-    set_field(&ps->tmp, bit, get_field(&ps->lay, bit));
+    const key_info *k = key_by_bit(layout_bits[i]);
+    if (!(k->bit & ps->lay.set)) continue;
+    if ((ps->unglobbed_set & k->bit) && !same_field(&ps->tmp, &ps->lay, k))
+      return layout_conflict(ps, &ps->lay, &ps->tmp, k->bit);
+    copy_field(&ps->tmp, &ps->lay, k);
   }
-  if (ps->lay.set & TSR__H_STRATEGY) set_field(&ps->tmp, TSR__H_STRATEGY, TSR__STRAT_SERVERS);
+  if (ps->lay.set & TSR__H_STRATEGY) copy_field(&ps->tmp, &ps->lay, key_by_bit(TSR__H_STRATEGY));
   return 0;
 }
 
@@ -693,7 +730,6 @@ static int strict_after(const char *text, const char *path, int strict) {
 
 void tsr__hints_defaults(tsr__hints *h) {
   memset(h, 0, sizeof *h);
-  h->strategy = TSR__STRAT_DEFAULT;
   h->format = 2;
   h->slab_bytes = (int64_t)64 << 20;
   h->buffer_bytes = (int64_t)128 << 20;
@@ -729,13 +765,6 @@ int tsr__hints_resolve(const char *init_text, const char *create_text, const cha
   if (rc == 0) *h = *work;
   free(work);
   return rc;
-}
-
-const char *tsr__strategy_name(tsr__strategy_kind k) {
-  if (k == TSR__STRAT_DEFAULT) return "default";
-  for (const choice *c = strategy_choices; c->text; c++)
-    if (c->value == (int)k) return c->text;
-  return "unknown";
 }
 
 /* Appends ":key=value" (no ':' first); *o stops at outlen - 1 once the

@@ -13,14 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-  TSR__STRAT_DEFAULT = 0, /* direct when PnetCDF is built, else serial */
-  TSR__STRAT_SERIAL,
-  TSR__STRAT_DIRECT,
-  TSR__STRAT_AGGREGATE,
-  TSR__STRAT_SPLIT,
-  TSR__STRAT_SERVERS
-} tsr__strategy_kind;
+#define TSR__NAME_MAX 16 /* strategy and backend names, NUL included */
 
 /* One pass-through hint for MPI_Info (MPI-IO and PnetCDF keys). */
 typedef struct {
@@ -46,13 +39,15 @@ enum {
   TSR__H_STRICT = 1u << 11,
   TSR__H_WRITER = 1u << 12,
   TSR__H_EXCHANGE = 1u << 13,
-  TSR__H_FRAMES_PER_OUTFILE = 1u << 14
+  TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
+  TSR__H_CLOBBER = 1u << 15,
+  TSR__H_SAFE_MODE = 1u << 16
 };
 
 typedef struct tsr__hints {
   unsigned set;                /* TSR__H_* bits of the fields given explicitly */
-  tsr__strategy_kind strategy; /* strategy= serial|direct|aggregate|split|servers */
-  char backend[16];            /* backend= netcdf|pnetcdf|null; "" = strategy's default */
+  char strategy[TSR__NAME_MAX]; /* strategy= a name of the strategy registry; "" = default */
+  char backend[TSR__NAME_MAX];  /* backend= a name of the backend registry; "" = strategy's */
   int format;                  /* format= cdf2 (2, default) | cdf5 (5) */
   int64_t slab_bytes;          /* slab_bytes= size, default 64m: serial writer's slab */
   int64_t buffer_bytes;        /* buffer_bytes= size, default 128m: pending bytes per rank */
@@ -66,6 +61,10 @@ typedef struct tsr__hints {
   int writer;                  /* writer= rank of the serial writer, default 0 */
   int exchange_alltoall;       /* exchange= p2p (0, default) | alltoall (1) */
   int frames_per_outfile;      /* frames_per_outfile= N >= 1 (servers: frames per group) */
+  int safe_mode;               /* safe_mode= 0 (default: one schema agreement at enddef)
+                                  | 1 (every define call agreed) */
+  int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
+                                  writes the path) | force (1: no lock) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;
@@ -92,9 +91,6 @@ int tsr__hints_resolve(const char *init_text, const char *create_text, const cha
 
 /* Parse a size with optional k/m/g suffix (powers of 1024). Returns 0 or -1. */
 int tsr__parse_size(const char *s, int64_t *out);
-
-/* Name of a strategy kind ("serial", ...). */
-const char *tsr__strategy_name(tsr__strategy_kind k);
 
 /* Format the hints in effect as one hint string (for display and stats). */
 void tsr__hints_format(const tsr__hints *h, char *out, size_t outlen);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "strategy/strategy.h"
 #include "core/stats_format.h"
 
 static const char *const P = "TESSERA_HINTS_DISPLAY:";
@@ -73,13 +74,13 @@ static void display(tsr_file *f, MPI_Info info, const int *writers, int nwriters
   free(b.s);
 }
 
-int tsr__file_created(tsr_file *f, struct tsr__bfile *bf, const int *writers, int nwriters) {
+int tsr__file_created(tsr_file *f, const tsr__sink *sink, const int *writers, int nwriters) {
   f->st.alignment = tsr__stats_alignment(&f->hints);
   int first = writers && nwriters > 0 ? writers[0] : 0;
-  if (f->ctx->rank != first || !bf) return 0;
+  if (f->ctx->rank != first || !tsr__sink_is_open(sink)) return 0;
   const tsr__stats_env_t *env = tsr__stats_env();
   if (!env->text && !env->file && !env->display) return 0;
-  MPI_Info info = f->backend->file_info ? f->backend->file_info(bf) : MPI_INFO_NULL;
+  MPI_Info info = tsr__sink_file_info(sink);
   if (info != MPI_INFO_NULL) record_mpiio(f, info);
   if (env->display) display(f, info, writers, nwriters);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);

@@ -10,25 +10,16 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "strategy/strategy_common.h"
 
 struct tsr__reader {
-  tsr__bfile *bf;
+  tsr__sink sink;
   int64_t nrecs; /* records in the file when it was opened */
 };
 
-/* PnetCDF when built: one collective read per call instead of every rank
- * opening the file on its own. */
-static const char *default_backend(void) {
-#ifdef TESSERA_HAVE_PNETCDF
-  return "pnetcdf";
-#else
-  return "netcdf";
-#endif
-}
-
+/* The registry's reading default prefers a parallel backend: one collective
+ * read per call instead of every rank opening the file on its own. */
 static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
-  const char *name = f->hints.backend[0] ? f->hints.backend : default_backend();
+  const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read();
   int rc = tsr__backend_find(name, &f->backend);
   if (rc) {
     snprintf(msg, msglen, "backend '%s' %s", name,
@@ -61,6 +52,7 @@ static int refuse_split_piece(const tsr__schema *s, const char *path, char *msg,
 
 int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
+  tsr__set_last_error("");
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
@@ -82,19 +74,26 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
     /* A parallel backend opens collectively and agrees on the result itself,
      * so either every rank holds the file or none does; a serial one is
      * opened by every rank on its own. */
-    MPI_Comm comm = f->backend->parallel ? ctx->comm : MPI_COMM_SELF;
-    rc = f->backend->open(comm, path, &f->hints, &f->schema, &f->reader->bf, &f->berr);
+    tsr__sink *sk = &f->reader->sink;
+    tsr__file_sink(f, sk);
+    MPI_Comm comm = tsr__sink_parallel(sk) ? ctx->comm : MPI_COMM_SELF;
+    rc = tsr__sink_open(sk, comm, path, &f->schema);
     if (!rc) rc = refuse_split_piece(&f->schema, path, f->berr.message, sizeof f->berr.message);
-    if (!rc) f->reader->nrecs = f->backend->num_records(f->reader->bf);
+    if (!rc) f->reader->nrecs = tsr__sink_num_records(sk);
     agreed = tsr__file_agree(f, rc);
     /* Every rank that holds the file closes it: all of them, or (serial)
-     * each on its own, so the collective close cannot hang. */
-    if (agreed && f->reader->bf) f->backend->close(f->reader->bf, NULL);
+     * each on its own, so the collective close cannot hang. The agreed
+     * message is kept, not the close's. */
+    if (agreed) {
+      sk->berr = NULL;
+      tsr__sink_close(sk);
+    }
   }
   ctx->stats.blocked_s += tsr__now() - t0;
   if (agreed) {
     TSR_LOG("tsr_open('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
             f ? f->berr.message : "");
+    tsr__set_last_error(f && f->berr.message[0] ? f->berr.message : tsr_strerror(agreed));
     tsr__file_free(f);
     return agreed;
   }
@@ -117,20 +116,19 @@ static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_deco
 }
 
 static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
-  const tsr__backend_ops *b = f->backend;
-  tsr__bfile *bf = f->reader->bf;
+  tsr__sink *sk = &f->reader->sink;
   const tsr__memview whole = {NULL, NULL};
   if (!d) { /* replicated: the whole frame of the variable on every rank */
     int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
     tsr__var_shape(&f->schema, varid, count);
-    return b->read_block(bf, varid, frame, start, count, buf, whole, &f->berr);
+    return tsr__sink_read(sk, varid, frame, start, count, buf, whole);
   }
   /* A serial backend has nobody to wait for; a parallel one reads
    * collectively, so an empty tile still makes the (empty) call. */
-  if (d->my_elems == 0 && !b->parallel) return 0;
+  if (d->my_elems == 0 && !tsr__sink_parallel(sk)) return 0;
   int64_t moff[TSR_MAX_DIMS];
-  tsr__memview mem = d->my_elems > 0 ? tsr__tile_view(d, moff) : whole;
-  return b->read_block(bf, varid, frame, d->tile.start, d->tile.count, buf, mem, &f->berr);
+  tsr__memview mem = d->my_elems > 0 ? tsr__decomp_tile_view(d, moff) : whole;
+  return tsr__sink_read(sk, varid, frame, d->tile.start, d->tile.count, buf, mem);
 }
 
 int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
@@ -148,7 +146,7 @@ int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *bu
 }
 
 int tsr__reader_close(tsr_file *f) {
-  int rc = f->backend->close(f->reader->bf, &f->berr);
+  int rc = tsr__sink_close(&f->reader->sink);
   free(f->reader);
   f->reader = NULL;
   return rc;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "strategy/strategy.h"
 #include "core/stats_format.h"
 
 const char *const tsr__mpiio_keys[TSR__NMPIIO] = {"cb_nodes", "cb_buffer_size",
@@ -201,6 +202,7 @@ int tsr__stats_report(struct tsr_file *f) {
         .file = f->path,
         .strategy = f->strategy ? f->strategy->name : "",
         .backend = f->backend ? f->backend->name : "",
+        .uses_mpiio = f->backend && f->backend->file_info != NULL,
         .hints = hints,
         .model_ranks = size,
         .writers = nw,

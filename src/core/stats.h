@@ -54,7 +54,7 @@ typedef struct {
 } tsr__fstats;
 
 struct tsr_file;
-struct tsr__bfile;
+struct tsr__sink;
 struct tsr__hints;
 void tsr__fstats_init(tsr__fstats *s, int64_t alignment);
 int tsr__size_bucket(int64_t bytes);
@@ -81,9 +81,9 @@ const tsr__stats_env_t *tsr__stats_env(void);
  * write the file (NULL: ranks 0..nwriters-1); writers[0] is the first writer.
  * Not collective. Sets the alignment the statistics count against; on the
  * first writer, when statistics or TESSERA_HINTS_DISPLAY are on, records the
- * MPI-IO hints the MPI library reports for the file (backend file_info), and
+ * MPI-IO hints the MPI library reports for the file (tsr__sink_file_info), and
  * with TESSERA_HINTS_DISPLAY=1 prints the hints in effect to stdout. Returns 0. */
-int tsr__file_created(struct tsr_file *f, struct tsr__bfile *bf, const int *writers,
+int tsr__file_created(struct tsr_file *f, const struct tsr__sink *sink, const int *writers,
                       int nwriters);
 
 #endif

@@ -143,7 +143,7 @@ void tsr__stats_text(const tsr__stats_summary *s, FILE *out) {
   if (s->writer_ranks && s->writers > 16) tsr__sbuf_printf(&b, " ...");
   if (s->mpiio[TSR__MPIIO_CB_NODES] >= 0)
     tsr__sbuf_printf(&b, "; MPI-IO cb_nodes %lld", (long long)s->mpiio[TSR__MPIIO_CB_NODES]);
-  else if (strcmp(s->backend, "pnetcdf") == 0)
+  else if (s->uses_mpiio)
     tsr__sbuf_printf(&b, "; MPI-IO cb_nodes not reported");
   tsr__sbuf_printf(&b, "\n%s   data: %lld bytes (%s), %lld frames, %lld variables\n", p,
                    (long long)s->bytes, human((double)s->bytes, h1, sizeof h1),

@@ -19,6 +19,7 @@ typedef struct {
   int64_t rearranged;
   double peak[3];          /* model ranks' peak buffer bytes: min, max, mean */
   int io_valid;            /* writer side measured on I/O servers */
+  int uses_mpiio;          /* the backend writes through MPI-IO (reports MPI_Info) */
   double io_peak[3];       /* the servers' peak buffer bytes */
   int64_t writes, bytes_written, hist[TSR__NBUCKETS], not_aligned, consec, alignment;
   int64_t offsets_known;   /* requests with a known file offset */

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "tessera.h"
 
-void tsr__decomp_tile_of(const tsr_decomp *d, int r, tsr__box *out) {
-  const int64_t *t = d->all + (size_t)r * 2 * (size_t)d->ndims;
-  for (int i = 0; i < d->ndims; i++) {
-    out->start[i] = t[i];
-    out->count[i] = t[d->ndims + i];
+void tsr__tiles_tile_of(const tsr__tiles *t, int r, tsr__box *out) {
+  const int64_t *a = t->all + (size_t)r * 2 * (size_t)t->ndims;
+  for (int i = 0; i < t->ndims; i++) {
+    out->start[i] = a[i];
+    out->count[i] = a[t->ndims + i];
   }
 }
 
@@ -117,10 +117,10 @@ static int group_by_peer(segvec *v, int nd, size_t esize, int me, tsr__peer **pe
   return 0;
 }
 
-int tsr__exchange_build(const tsr_decomp *d, const tsr__layout *L, int p0, int p1, size_t esize,
+int tsr__exchange_build(const tsr__tiles *d, const tsr__layout *L, int p0, int p1, size_t esize,
                         tsr__exchange *ex) {
   memset(ex, 0, sizeof *ex);
-  int nd = d->ndims, me = d->ctx->rank, size = d->ctx->size;
+  int nd = d->ndims, me = d->rank, size = d->nranks;
   ex->nd = nd;
   ex->esize = esize;
   segvec sendv = {0}, recvv = {0};
@@ -156,7 +156,7 @@ int tsr__exchange_build(const tsr_decomp *d, const tsr__layout *L, int p0, int p
      * the same order in which that source packed its message to me. */
     for (int s = 0; s < size && !rc; s++) {
       tsr__box tile;
-      tsr__decomp_tile_of(d, s, &tile);
+      tsr__tiles_tile_of(d, s, &tile);
       if (tsr__box_elems(nd, &tile) == 0) continue;
       for (int t = 0; t < ex->nmybox && !rc; t++) {
         tsr__box x;
@@ -191,7 +191,7 @@ void tsr__exchange_free(tsr__exchange *ex) {
 
 /* Copy segment boxes between the caller's memory, a packed message and the
  * region buffer. A packed segment is C-ordered over its own box. */
-static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr_decomp *d,
+static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__tiles *d,
                       const void *src, char *dst) {
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__box *b = &ex->send_segs[s].box;
@@ -212,7 +212,7 @@ static void unpack_segs(const tsr__exchange *ex, const tsr__peer *p, const char 
 }
 
 /* Data this rank keeps: straight from the caller's memory into the region. */
-static void copy_self(const tsr__exchange *ex, int me, const tsr_decomp *d, const void *src,
+static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, const void *src,
                       char *region) {
   for (int p = 0; p < ex->nrecv; p++) {
     if (ex->recv[p].peer != me) continue;
@@ -245,16 +245,16 @@ static int run_alltoall(MPI_Comm comm, const tsr__exchange *ex, int me, int size
   return rc == MPI_SUCCESS ? 0 : TSR_EMPI;
 }
 
-int tsr__exchange_run(MPI_Comm comm, const tsr__exchange *ex, const tsr_decomp *d,
+int tsr__exchange_run(MPI_Comm comm, const tsr__exchange *ex, const tsr__tiles *d,
                       const void *src, void *sendbuf, void *stage, void *region,
                       const void *fill, int alltoall) {
-  int me = d->ctx->rank, rc = 0;
+  int me = d->rank, rc = 0;
   if (region && fill) tsr__fill_elems(region, fill, ex->esize, ex->region_elems);
   for (int p = 0; p < ex->nsend; p++)
     if (ex->send[p].peer != me)
       pack_segs(ex, &ex->send[p], d, src, (char *)sendbuf + ex->send[p].offset);
   if (alltoall) {
-    rc = run_alltoall(comm, ex, me, d->ctx->size, sendbuf, stage);
+    rc = run_alltoall(comm, ex, me, d->nranks, sendbuf, stage);
   } else {
     int nreq = 0;
     MPI_Request *req = malloc((size_t)(ex->nsend + ex->nrecv + 1) * sizeof *req);

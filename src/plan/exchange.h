@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "plan/layout.h"
+#include "plan/tiles.h"
 
 typedef struct {
   int peer;
@@ -36,19 +37,18 @@ typedef struct tsr__exchange {
   int64_t region_elems;
 } tsr__exchange;
 
-struct tsr_decomp;
-/* Build the exchange of decomposition @p d onto pieces [p0, p1) of @p L. */
-int tsr__exchange_build(const struct tsr_decomp *d, const tsr__layout *L, int p0, int p1,
+/* Build the exchange of tiles @p d onto pieces [p0, p1) of @p L. */
+int tsr__exchange_build(const tsr__tiles *d, const tsr__layout *L, int p0, int p1,
                         size_t esize, tsr__exchange *ex);
 void tsr__exchange_free(tsr__exchange *ex);
 
 /* Run it. Collective over @p comm (the decomposition's communicator). src is
- * the caller's memory (over the decomposition's memory box); sendbuf holds
+ * the caller's memory (over the tiles' memory box); sendbuf holds
  * send_bytes, stage holds stage_bytes, region holds region_elems elements
  * (writers only; may be NULL elsewhere). When @p fill is non-NULL the region
  * is first set to it, so points no rank owns carry the fill value.
  * @p alltoall selects MPI_Alltoallv instead of point-to-point messages. */
-int tsr__exchange_run(MPI_Comm comm, const tsr__exchange *ex, const struct tsr_decomp *d,
+int tsr__exchange_run(MPI_Comm comm, const tsr__exchange *ex, const tsr__tiles *d,
                       const void *src, void *sendbuf, void *stage, void *region,
                       const void *fill, int alltoall);
 

@@ -6,13 +6,21 @@
 
 #include "strategy/strategy_common.h"
 
+/* Its plans are cached under its ops (tsr__plan_get's owner). */
+extern const tsr__strategy_ops tsr__strategy_aggregate;
+
 typedef struct {
   int nwriters, stride, is_writer;
   int *writers;
   MPI_Comm wcomm; /* the writers' communicator, MPI_COMM_NULL elsewhere */
-  tsr__bfile *bf;
+  tsr__sink sink; /* open on the writers only */
   tsr__xbufs bufs;
 } agg_state;
+
+static int a_want(const tsr__hints *h) {
+  (void)h;
+  return TSR__BACKEND_WANT_PARALLEL;
+}
 
 /* Writer ranks: every stride-th rank when a stride is given, else spread
  * evenly (rank i*size/n), which on block-placed jobs also spreads them over
@@ -20,7 +28,7 @@ typedef struct {
 static int pick_writers(tsr_file *f, agg_state *s) {
   int size = f->ctx->size;
   int n = f->hints.aggregators > 0 ? f->hints.aggregators : (size / 4 > 0 ? size / 4 : 1);
-  if (!f->backend->parallel) n = 1; /* a serial backend has a single writer */
+  if (!tsr__sink_parallel(&s->sink)) n = 1; /* a serial backend has a single writer */
   s->nwriters = n;
   s->stride = f->hints.stride;
   if (s->stride > 0 && (int64_t)(n - 1) * s->stride >= size) return TSR_EHINT;
@@ -37,14 +45,15 @@ static int a_enddef(tsr_file *f) {
   if (!s) return TSR_ENOMEM;
   f->sdata = s;
   s->wcomm = MPI_COMM_NULL;
+  tsr__file_sink(f, &s->sink);
   int rc = tsr__agree(f->ctx->comm, pick_writers(f, s));
   if (rc) return rc;
   if (MPI_Comm_split(f->ctx->comm, s->is_writer ? 0 : MPI_UNDEFINED, f->ctx->rank, &s->wcomm) !=
       MPI_SUCCESS)
     return TSR_EMPI;
   if (!s->is_writer) return 0;
-  rc = tsr__backend_create(f, s->wcomm, f->path, &f->schema, &s->bf);
-  return rc ? rc : tsr__file_created(f, s->bf, s->writers, s->nwriters);
+  rc = tsr__sink_create(&s->sink, s->wcomm, f->path, &f->schema);
+  return rc ? rc : tsr__file_created(f, &s->sink, s->writers, s->nwriters);
 }
 
 static int agg_layout(const tsr_decomp *d, const void *arg, tsr__layout *out) {
@@ -56,35 +65,29 @@ static int a_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
   agg_state *s = f->sdata;
   size_t es = tsr__type_size(f->schema.vars[varid].type);
   tsr__plan *plan = NULL;
-  int rc = tsr__plan_get((tsr_decomp *)d, TSR__STRAT_AGGREGATE, s->nwriters, s->stride, es, 0,
-                         agg_layout, s, &plan);
+  int rc = tsr__plan_get((tsr_decomp *)d, &tsr__strategy_aggregate, s->nwriters, s->stride, es,
+                         0, agg_layout, s, &plan);
   if (!rc) rc = tsr__xbufs_fit(&s->bufs, plan, s->is_writer);
   /* One reduction agrees on buffer allocation and on whether the writers
    * must drain their backend buffer before this slab goes in. */
-  int flag = 0;
-  if (!rc && s->is_writer && f->backend->pending_bytes) {
-    int64_t pending = f->backend->pending_bytes(s->bf);
-    flag = pending > 0 && pending + plan->phases[0].region_elems * (int64_t)es > f->hints.buffer_bytes;
-  }
-  rc = tsr__agree_flag(f->ctx->comm, rc, &flag);
+  int64_t incoming = plan && s->is_writer ? plan->phases[0].region_elems * (int64_t)es : 0;
+  int werr;
+  rc = tsr__sink_drain_if_needed(&s->sink, f->ctx->comm, incoming, rc, &werr);
   if (rc) return rc;
   /* A failed drain skips this rank's write, never the exchange others are in. */
-  int werr = flag && s->is_writer ? tsr__backend_flush(f, s->bf) : 0;
-  rc = tsr__plan_phase(f, s->bf, plan, 0, &s->bufs, varid, frame, d, buf, &werr);
+  rc = tsr__plan_phase(f, &s->sink, plan, 0, &s->bufs, varid, frame, d, buf, &werr);
   return rc ? rc : werr;
 }
 
 static int a_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   agg_state *s = f->sdata;
   if (f->ctx->rank != s->writers[0]) return 0;
-  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
-  tsr__var_shape(&f->schema, varid, count);
-  return tsr__write_block(f, s->bf, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+  return tsr__sink_write_whole(&s->sink, varid, frame, buf);
 }
 
 static int a_flush(tsr_file *f) {
   agg_state *s = f->sdata;
-  return s->is_writer ? tsr__backend_flush(f, s->bf) : 0;
+  return tsr__sink_flush(&s->sink);
 }
 
 static void a_free(agg_state *s) {
@@ -94,9 +97,11 @@ static void a_free(agg_state *s) {
   free(s);
 }
 
-static int a_close(tsr_file *f) {
+static int a_close(tsr_file *f) { return tsr__sink_close(&((agg_state *)f->sdata)->sink); }
+
+static int a_finish(tsr_file *f, int ok) {
   agg_state *s = f->sdata;
-  int rc = s->is_writer ? tsr__backend_close(f, s->bf) : 0;
+  int rc = tsr__sink_finish(&s->sink, ok);
   a_free(s);
   f->sdata = NULL;
   return rc;
@@ -105,17 +110,19 @@ static int a_close(tsr_file *f) {
 static void a_abort(tsr_file *f) {
   agg_state *s = f->sdata;
   if (!s) return;
-  if (s->bf) f->backend->abort(s->bf, f->path);
+  tsr__sink_abort(&s->sink);
   a_free(s);
   f->sdata = NULL;
 }
 
 const tsr__strategy_ops tsr__strategy_aggregate = {
     .name = "aggregate",
+    .backend_want = a_want,
     .enddef = a_enddef,
     .put = a_put,
     .put_global = a_put_global,
     .flush = a_flush,
     .close = a_close,
+    .finish = a_finish,
     .abort = a_abort,
 };

@@ -2,66 +2,68 @@
  * parallel backend (PnetCDF). Writes are buffered nonblocking requests
  * completed together, so tsr_put returns as soon as the tile is copied into
  * the backend's buffer; the buffer is drained collectively at tsr_flush,
- * tsr_close, or when any rank's pending bytes would pass buffer_bytes. */
+ * tsr_close, or by the sink's drain rule. tsr_create has already refused a
+ * serial backend on more than one rank (needs_parallel_backend). */
 #include <stdlib.h>
 
 #include "strategy/strategy_common.h"
 
 typedef struct {
-  tsr__bfile *bf;
+  tsr__sink sink;
 } direct_state;
+
+static int d_want(const tsr__hints *h) {
+  (void)h;
+  return TSR__BACKEND_WANT_PARALLEL;
+}
 
 static int d_enddef(tsr_file *f) {
   direct_state *s = calloc(1, sizeof *s);
   if (!s) return TSR_ENOMEM;
   f->sdata = s;
-  MPI_Comm comm = f->backend->parallel ? f->ctx->comm : MPI_COMM_SELF;
-  if (!f->backend->parallel && f->ctx->size > 1) return TSR_EHINT; /* checked at create too */
-  int rc = tsr__backend_create(f, comm, f->path, &f->schema, &s->bf);
-  return rc ? rc : tsr__file_created(f, s->bf, NULL, f->ctx->size);
+  tsr__file_sink(f, &s->sink);
+  MPI_Comm comm = tsr__sink_parallel(&s->sink) ? f->ctx->comm : MPI_COMM_SELF;
+  int rc = tsr__sink_create(&s->sink, comm, f->path, &f->schema);
+  return rc ? rc : tsr__file_created(f, &s->sink, NULL, f->ctx->size);
 }
 
-/* Drain the backend's buffer first when this write would overflow it on any
- * rank: the drain is collective, so the decision must be agreed. */
+/* Drain first when this write would overflow any rank's buffer: the drain is
+ * collective, so the sink agrees on it. */
 static int make_room(tsr_file *f, direct_state *s, int64_t bytes) {
-  int64_t pending = f->backend->pending_bytes ? f->backend->pending_bytes(s->bf) : 0;
-  int flag = pending > 0 && pending + bytes > f->hints.buffer_bytes;
-  int rc = tsr__agree_flag(f->ctx->comm, 0, &flag);
-  if (!rc && flag) rc = tsr__backend_flush(f, s->bf);
-  return rc;
+  int drain_err;
+  int rc = tsr__sink_drain_if_needed(&s->sink, f->ctx->comm, bytes, 0, &drain_err);
+  return rc ? rc : drain_err;
 }
 
 static int d_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
   direct_state *s = f->sdata;
   size_t es = tsr__type_size(f->schema.vars[varid].type);
-  int64_t bytes = d->my_elems * (int64_t)es;
-  int rc = make_room(f, s, bytes);
+  int rc = make_room(f, s, d->my_elems * (int64_t)es);
   if (rc) return rc;
   int64_t moff[TSR_MAX_DIMS];
   if (d->my_elems > 0)
-    rc = tsr__write_block(f, s->bf, varid, frame, d->tile.start, d->tile.count, buf,
-                          tsr__tile_view(d, moff));
-  if (!rc && d->nholes && f->ctx->rank == 0) rc = tsr__write_holes(f, s->bf, varid, frame, d);
+    rc = tsr__sink_write(&s->sink, varid, frame, d->tile.start, d->tile.count, buf,
+                         tsr__decomp_tile_view(d, moff));
+  if (!rc && d->nholes && f->ctx->rank == 0) rc = tsr__write_holes(&s->sink, varid, frame, d);
   return rc;
 }
 
 static int d_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   direct_state *s = f->sdata;
-  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
-  tsr__var_shape(&f->schema, varid, count);
   int64_t bytes = tsr__var_frame_elems(&f->schema, varid) *
                   (int64_t)tsr__type_size(f->schema.vars[varid].type);
   int rc = make_room(f, s, f->ctx->rank == 0 ? bytes : 0);
-  if (!rc && f->ctx->rank == 0)
-    rc = tsr__write_block(f, s->bf, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+  if (!rc && f->ctx->rank == 0) rc = tsr__sink_write_whole(&s->sink, varid, frame, buf);
   return rc;
 }
 
-static int d_flush(tsr_file *f) { return tsr__backend_flush(f, ((direct_state *)f->sdata)->bf); }
+static int d_flush(tsr_file *f) { return tsr__sink_flush(&((direct_state *)f->sdata)->sink); }
 
-static int d_close(tsr_file *f) {
+static int d_close(tsr_file *f) { return tsr__sink_close(&((direct_state *)f->sdata)->sink); }
+
+static int d_finish(tsr_file *f, int ok) {
   direct_state *s = f->sdata;
-  int rc = tsr__backend_close(f, s->bf);
+  int rc = tsr__sink_finish(&s->sink, ok);
   free(s);
   f->sdata = NULL;
   return rc;
@@ -70,17 +72,20 @@ static int d_close(tsr_file *f) {
 static void d_abort(tsr_file *f) {
   direct_state *s = f->sdata;
   if (!s) return;
-  if (s->bf) f->backend->abort(s->bf, f->path);
+  tsr__sink_abort(&s->sink);
   free(s);
   f->sdata = NULL;
 }
 
 const tsr__strategy_ops tsr__strategy_direct = {
     .name = "direct",
+    .backend_want = d_want,
+    .needs_parallel_backend = 1,
     .enddef = d_enddef,
     .put = d_put,
     .put_global = d_put_global,
     .flush = d_flush,
     .close = d_close,
+    .finish = d_finish,
     .abort = d_abort,
 };

@@ -5,9 +5,12 @@
 
 #include "strategy/strategy_common.h"
 
+/* Its plans are cached under its ops (tsr__plan_get's owner). */
+extern const tsr__strategy_ops tsr__strategy_serial;
+
 typedef struct {
   int writer;
-  tsr__bfile *bf;
+  tsr__sink sink; /* open on the writer only */
   tsr__xbufs bufs;
 } serial_state;
 
@@ -15,6 +18,11 @@ typedef struct {
   const tsr_file *f;
   size_t esize;
 } layout_arg;
+
+static int s_want(const tsr__hints *h) {
+  (void)h;
+  return TSR__BACKEND_WANT_SERIAL;
+}
 
 static int serial_layout(const tsr_decomp *d, const void *arg, tsr__layout *out) {
   const layout_arg *a = arg;
@@ -28,41 +36,39 @@ static int s_enddef(tsr_file *f) {
   if (!s) return TSR_ENOMEM;
   f->sdata = s;
   s->writer = f->hints.writer;
+  tsr__file_sink(f, &s->sink);
   if (f->ctx->rank != s->writer) return 0;
-  int rc = tsr__backend_create(f, MPI_COMM_SELF, f->path, &f->schema, &s->bf);
-  return rc ? rc : tsr__file_created(f, s->bf, &s->writer, 1);
+  int rc = tsr__sink_create(&s->sink, MPI_COMM_SELF, f->path, &f->schema);
+  return rc ? rc : tsr__file_created(f, &s->sink, &s->writer, 1);
 }
 
 static int s_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
   serial_state *s = f->sdata;
   layout_arg a = {f, tsr__type_size(f->schema.vars[varid].type)};
   tsr__plan *plan = NULL;
-  int rc = tsr__plan_get((tsr_decomp *)d, TSR__STRAT_SERIAL, f->hints.slab_bytes, s->writer,
+  int rc = tsr__plan_get((tsr_decomp *)d, &tsr__strategy_serial, f->hints.slab_bytes, s->writer,
                          a.esize, 1, serial_layout, &a, &plan);
   if (!rc) rc = tsr__xbufs_fit(&s->bufs, plan, f->ctx->rank == s->writer);
   rc = tsr__agree(f->ctx->comm, rc);
   int werr = 0;
   for (int p = 0; !rc && p < plan->nphases; p++)
-    rc = tsr__plan_phase(f, s->bf, plan, p, &s->bufs, varid, frame, d, buf, &werr);
+    rc = tsr__plan_phase(f, &s->sink, plan, p, &s->bufs, varid, frame, d, buf, &werr);
   return rc ? rc : werr;
 }
 
 static int s_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   serial_state *s = f->sdata;
   if (f->ctx->rank != s->writer) return 0;
-  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
-  tsr__var_shape(&f->schema, varid, count);
-  return tsr__write_block(f, s->bf, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+  return tsr__sink_write_whole(&s->sink, varid, frame, buf);
 }
 
-static int s_flush(tsr_file *f) {
-  serial_state *s = f->sdata;
-  return s->bf ? tsr__backend_flush(f, s->bf) : 0;
-}
+static int s_flush(tsr_file *f) { return tsr__sink_flush(&((serial_state *)f->sdata)->sink); }
 
-static int s_close(tsr_file *f) {
+static int s_close(tsr_file *f) { return tsr__sink_close(&((serial_state *)f->sdata)->sink); }
+
+static int s_finish(tsr_file *f, int ok) {
   serial_state *s = f->sdata;
-  int rc = s->bf ? tsr__backend_close(f, s->bf) : 0;
+  int rc = tsr__sink_finish(&s->sink, ok);
   tsr__xbufs_free(&s->bufs);
   free(s);
   f->sdata = NULL;
@@ -72,7 +78,7 @@ static int s_close(tsr_file *f) {
 static void s_abort(tsr_file *f) {
   serial_state *s = f->sdata;
   if (!s) return;
-  if (s->bf) f->backend->abort(s->bf, f->path);
+  tsr__sink_abort(&s->sink);
   tsr__xbufs_free(&s->bufs);
   free(s);
   f->sdata = NULL;
@@ -80,10 +86,12 @@ static void s_abort(tsr_file *f) {
 
 const tsr__strategy_ops tsr__strategy_serial = {
     .name = "serial",
+    .backend_want = s_want,
     .enddef = s_enddef,
     .put = s_put,
     .put_global = s_put_global,
     .flush = s_flush,
     .close = s_close,
+    .finish = s_finish,
     .abort = s_abort,
 };

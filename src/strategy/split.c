@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "strategy/strategy_common.h"
 
@@ -17,8 +18,13 @@ typedef struct {
   char *path;
   tsr__schema piece;
   int *piece_var; /* file varid -> piece varid, -1 when left out */
-  tsr__bfile *bf;
+  tsr__sink sink; /* the piece, created with the piece's schema */
 } split_state;
+
+static int sp_want(const tsr__hints *h) {
+  (void)h;
+  return TSR__BACKEND_WANT_SERIAL;
+}
 
 /* Find or add the piece dimension for file dimension @p fd with extent @p len:
  * the first extent seen keeps the name, another extent gets `<name>_t<k>`. */
@@ -115,10 +121,11 @@ static int sp_enddef(tsr_file *f) {
   s->path = malloc(len);
   if (!s->path) return TSR_ENOMEM;
   snprintf(s->path, len, "%s.%04d", f->path, f->ctx->rank);
+  tsr__file_sink(f, &s->sink);
   int rc = build_piece(f, s);
-  f->backend_schema = &s->piece; /* write requests use the piece's variable ids */
-  if (!rc) rc = tsr__backend_create(f, MPI_COMM_SELF, s->path, &s->piece, &s->bf);
-  if (!rc) rc = tsr__file_created(f, s->bf, NULL, f->ctx->size);
+  /* The sink keeps the piece's schema: write requests use its variable ids. */
+  if (!rc) rc = tsr__sink_create(&s->sink, MPI_COMM_SELF, s->path, &s->piece);
+  if (!rc) rc = tsr__file_created(f, &s->sink, NULL, f->ctx->size);
   return rc;
 }
 
@@ -136,33 +143,45 @@ static int sp_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, co
       return TSR_ESHAPE;
   if (s->piece_var[varid] < 0) return 0;
   int64_t start[TSR_MAX_DIMS] = {0}, moff[TSR_MAX_DIMS];
-  return tsr__write_block(f, s->bf, s->piece_var[varid], frame, start, d->tile.count, buf,
-                          tsr__tile_view(d, moff));
+  return tsr__sink_write(&s->sink, s->piece_var[varid], frame, start, d->tile.count, buf,
+                         tsr__decomp_tile_view(d, moff));
 }
 
 static int sp_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   split_state *s = f->sdata;
   if (s->piece_var[varid] < 0) return 0;
-  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
-  tsr__var_shape(&s->piece, s->piece_var[varid], count);
-  return tsr__write_block(f, s->bf, s->piece_var[varid], frame, start, count, buf,
-                          (tsr__memview){NULL, NULL});
+  return tsr__sink_write_whole(&s->sink, s->piece_var[varid], frame, buf);
 }
 
-static int sp_flush(tsr_file *f) { return tsr__backend_flush(f, ((split_state *)f->sdata)->bf); }
+static int sp_flush(tsr_file *f) { return tsr__sink_flush(&((split_state *)f->sdata)->sink); }
 
-static void sp_free(tsr_file *f, split_state *s) {
-  f->backend_schema = NULL;
+static void sp_free(split_state *s) {
   tsr__schema_free(&s->piece);
   free(s->piece_var);
   free(s->path);
   free(s);
 }
 
-static int sp_close(tsr_file *f) {
+static int sp_close(tsr_file *f) { return tsr__sink_close(&((split_state *)f->sdata)->sink); }
+
+/* Pieces of an earlier run with more ranks would sit beside the new ones and
+ * look like part of them: rank 0 removes them when the new set is complete. */
+static void remove_stale_pieces(const tsr_file *f) {
+  size_t len = strlen(f->path) + 16;
+  char *p = malloc(len);
+  if (!p) return;
+  for (int r = f->ctx->size;; r++) {
+    snprintf(p, len, "%s.%04d", f->path, r);
+    if (unlink(p) != 0) break;
+  }
+  free(p);
+}
+
+static int sp_finish(tsr_file *f, int ok) {
   split_state *s = f->sdata;
-  int rc = tsr__backend_close(f, s->bf);
-  sp_free(f, s);
+  int rc = tsr__sink_finish(&s->sink, ok);
+  if (ok && f->ctx->rank == 0) remove_stale_pieces(f);
+  sp_free(s);
   f->sdata = NULL;
   return rc;
 }
@@ -170,17 +189,20 @@ static int sp_close(tsr_file *f) {
 static void sp_abort(tsr_file *f) {
   split_state *s = f->sdata;
   if (!s) return;
-  if (s->bf) f->backend->abort(s->bf, s->path);
-  sp_free(f, s);
+  tsr__sink_abort(&s->sink);
+  sp_free(s);
   f->sdata = NULL;
 }
 
 const tsr__strategy_ops tsr__strategy_split = {
     .name = "split",
+    .backend_want = sp_want,
+    .file_per_rank = 1,
     .enddef = sp_enddef,
     .put = sp_put,
     .put_global = sp_put_global,
     .flush = sp_flush,
     .close = sp_close,
+    .finish = sp_finish,
     .abort = sp_abort,
 };

@@ -20,32 +20,29 @@ void tsr__xbufs_free(tsr__xbufs *b) {
   b->region_cap = b->stage_cap = b->send_cap = 0;
 }
 
-int tsr__plan_phase(tsr_file *f, tsr__bfile *bf, const tsr__plan *plan, int phase,
+int tsr__plan_phase(tsr_file *f, tsr__sink *sink, const tsr__plan *plan, int phase,
                     tsr__xbufs *b, int varid, int64_t frame, const tsr_decomp *d,
                     const void *buf, int *write_err) {
   const tsr__exchange *ex = &plan->phases[phase];
   char fill[8];
   tsr__var_fill(&f->schema, varid, fill);
-  int rc = tsr__exchange_run(f->ctx->comm, ex, d, buf, b->send, b->stage,
+  int rc = tsr__exchange_run(f->ctx->comm, ex, &d->tiles, buf, b->send, b->stage,
                              ex->nmybox ? b->region : NULL, d->nholes ? fill : NULL,
                              f->hints.exchange_alltoall);
   for (int p = 0; p < ex->nsend; p++)
     if (ex->send[p].peer != f->ctx->rank) f->st.rearranged_bytes += ex->send[p].bytes;
   for (int t = 0; t < ex->nmybox && !rc && !*write_err; t++)
-    *write_err = tsr__write_block(f, bf, varid, frame, ex->mybox[t].start, ex->mybox[t].count,
-                          (char *)b->region + ex->mybox_off[t] * (int64_t)ex->esize,
-                          (tsr__memview){NULL, NULL});
+    *write_err = tsr__sink_write(sink, varid, frame, ex->mybox[t].start, ex->mybox[t].count,
+                                 (char *)b->region + ex->mybox_off[t] * (int64_t)ex->esize,
+                                 (tsr__memview){NULL, NULL});
   int64_t held = b->region_cap + b->stage_cap + b->send_cap;
   tsr__fstats_buffer(&f->st, held);
   return rc;
 }
 
-tsr__memview tsr__tile_view(const tsr_decomp *d, int64_t moffset[TSR_MAX_DIMS]) {
-  int same = 1;
-  for (int i = 0; i < d->ndims; i++) {
-    moffset[i] = d->tile.start[i] - d->mem.start[i];
-    same &= moffset[i] == 0 && d->mem.count[i] == d->tile.count[i];
-  }
-  if (same) return (tsr__memview){NULL, NULL};
-  return (tsr__memview){d->mem.count, moffset};
+int tsr__write_holes(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp *d) {
+  int rc = 0;
+  for (int h = 0; h < d->nholes && !rc; h++)
+    rc = tsr__sink_write_fill(sink, varid, frame, d->holes[h].start, d->holes[h].count);
+  return rc;
 }

@@ -1,9 +1,11 @@
 /* Helpers the synchronous strategies share: the exchange buffers a rank
- * keeps for the life of a file, and writing a writer's region box by box. */
+ * keeps for the life of a file, running one phase of a plan into a sink, and
+ * the fill value over points no rank owns. */
 #ifndef TSR_STRATEGY_COMMON_H
 #define TSR_STRATEGY_COMMON_H
 
 #include "core/internal.h"
+#include "strategy/strategy.h"
 
 typedef struct {
   void *region, *stage, *send;
@@ -15,15 +17,16 @@ typedef struct {
  * one rank cannot leave the others waiting for its messages. */
 int tsr__xbufs_fit(tsr__xbufs *b, const tsr__plan *plan, int is_writer);
 void tsr__xbufs_free(tsr__xbufs *b);
-/* Run one phase of @p plan and, on its writer(s), write the region unless
- * *write_err already holds an error; a write error is stored there. The
- * exchange runs whatever happened before, because the other ranks are in it:
- * a writer that stopped after a failed write would leave them waiting.
- * Returns the exchange's status. */
-int tsr__plan_phase(tsr_file *f, tsr__bfile *bf, const tsr__plan *plan, int phase,
+/* Run one phase of @p plan and, on its writer(s), write the region into
+ * @p sink unless *write_err already holds an error; a write error is stored
+ * there. The exchange runs whatever happened before, because the other ranks
+ * are in it: a writer that stopped after a failed write would leave them
+ * waiting. Returns the exchange's status. */
+int tsr__plan_phase(tsr_file *f, tsr__sink *sink, const tsr__plan *plan, int phase,
                     tsr__xbufs *b, int varid, int64_t frame, const tsr_decomp *d,
                     const void *buf, int *write_err);
-/* Variables' start[]/count[] of a tile in the memory box, as a memview. */
-tsr__memview tsr__tile_view(const tsr_decomp *d, int64_t moffset[TSR_MAX_DIMS]);
+/* Write the fill value over the boxes no rank owns (for strategies where
+ * each writer writes only what it owns). Called by the writer given. */
+int tsr__write_holes(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp *d);
 
 #endif

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/backend.h"
 #include "core/hints.h"
+#include "strategy/strategy.h"
 #include "tessera.h"
 
 static int g_pass, g_fail;
@@ -77,7 +79,7 @@ static void test_defaults(void) {
   memset(&h, 0x5a, sizeof h);
   tsr__hints_defaults(&h);
   CHECK_INT(h.set, 0);
-  CHECK_INT(h.strategy, TSR__STRAT_DEFAULT);
+  CHECK_STR(h.strategy, "");
   CHECK_STR(h.backend, "");
   CHECK_INT(h.format, 2);
   CHECK_INT(h.slab_bytes, 64ll << 20);
@@ -142,18 +144,18 @@ static void test_parse_size(void) {
 
 static void test_every_key(void) {
   CHECK_INT(P("strategy=serial", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_SERIAL);
+  CHECK_STR(H.strategy, "serial");
   CHECK_INT(H.set, TSR__H_STRATEGY);
   CHECK_INT(P("strategy=direct", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_DIRECT);
+  CHECK_STR(H.strategy, "direct");
   CHECK_INT(P("strategy=aggregate", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_AGGREGATE);
+  CHECK_STR(H.strategy, "aggregate");
   CHECK_INT(P("strategy=split", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_SPLIT);
+  CHECK_STR(H.strategy, "split");
   CHECK_INT(P("strategy=servers", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(H.strategy, "servers");
   CHECK_INT(P("strategy=Servers", NULL), 0); /* enumerated values ignore ASCII case */
-  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(H.strategy, "servers");
 
   CHECK_INT(P("backend=netcdf", NULL), 0);
   CHECK_STR(H.backend, "netcdf");
@@ -211,7 +213,7 @@ static void test_every_key(void) {
 
   /* Whitespace around tokens, keys and values is trimmed. */
   CHECK_INT(P("  strategy = aggregate :\taggregators= 3 , stride =2\n", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_AGGREGATE);
+  CHECK_STR(H.strategy, "aggregate");
   CHECK_INT(H.aggregators, 3);
   CHECK_INT(H.stride, 2);
   /* Later unglobbed groups override earlier ones. */
@@ -232,6 +234,9 @@ static void test_empty(void) {
 }
 
 static void test_bad_values(void) {
+  BAD("aggregators=+2", "hint 'aggregators=+2': expected an integer >= 1");
+  BAD("buffer_bytes=1048576g", "~hint 'buffer_bytes=1048576g': more than this node's memory (");
+  BAD("slab_bytes=1048576g", "~each rank would allocate it");
   BAD("aggregators=abc", "hint 'aggregators=abc': expected an integer >= 1");
   BAD("aggregators=0", "hint 'aggregators=0': expected an integer >= 1");
   BAD("aggregators=4k", "hint 'aggregators=4k': expected an integer >= 1");
@@ -289,7 +294,7 @@ static void test_bad_syntax(void) {
   BAD("wrfrst*:foo=1", "unknown hint key 'foo'"); /* groups are validated even when not applying */
   /* Duplicates across groups are overrides, not errors. */
   CHECK_INT(P("strategy=serial,strategy=direct", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_DIRECT);
+  CHECK_STR(H.strategy, "direct");
 }
 
 /* A string of about 1 MiB made of rep repeated, with a prefix. */
@@ -360,11 +365,11 @@ static void test_big(void) {
 
 static void test_globs(void) {
   CHECK_INT(P("wrfout*:strategy=servers", "wrfout_d01"), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(H.strategy, "servers");
   CHECK_INT(P("wrfout*:strategy=servers", "run/out/wrfout_d01"), 0); /* base name */
-  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(H.strategy, "servers");
   CHECK_INT(P("wrfout*:strategy=servers", "wrfrst_d01"), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_DEFAULT);
+  CHECK_STR(H.strategy, "");
   CHECK_INT(H.set, 0);
   CHECK_INT(P("run/*/wrfout*:stride=4", "run/a/wrfout_d01"), 0); /* full path */
   CHECK_INT(H.stride, 4);
@@ -406,7 +411,7 @@ static void test_path_null(void) {
               "server_pick=idle",
               NULL),
             0);
-  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(H.strategy, "servers");
   CHECK_INT(H.io_groups, 2);
   CHECK_INT(H.io_tasks, 3);
   CHECK_INT(H.server_ranks_first, 1);
@@ -416,7 +421,7 @@ static void test_path_null(void) {
   CHECK_INT(P("wrfout*:strategy=aggregate", NULL), 0); /* only strategy=servers is layout */
   CHECK_INT(H.set, 0);
   CHECK_INT(P("strategy=aggregate:aggregators=2,wrfout*:strategy=servers:io_groups=1:io_tasks=1", NULL), 0);
-  CHECK_INT(H.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(H.strategy, "servers");
   CHECK_INT(H.aggregators, 2);
   CHECK_INT(P("wrfout*:strategy=servers:io_groups=2:io_tasks=2:backend=pnetcdf,"
               "wrfrst*:strategy=aggregate:aggregators=4",
@@ -442,7 +447,7 @@ static void test_strict(void) {
   CHECK_INT(P("hints_strict=0:foo=1", NULL), 0);
   CHECK_INT(H.strict, 0);
   CHECK_INT(P("foo=1:hints_strict=0:strategy=split", NULL), 0); /* first pass finds it */
-  CHECK_INT(H.strategy, TSR__STRAT_SPLIT);
+  CHECK_STR(H.strategy, "split");
   CHECK_INT(H.set, TSR__H_STRICT | TSR__H_STRATEGY);
   CHECK_INT(P("foo=1,hints_strict=0", "x"), 0);
   CHECK_INT(P("hints_strict=0,foo=1,hints_strict=1", "x"), TSR_EHINT); /* the merged value counts */
@@ -565,11 +570,11 @@ static void test_resolve(void) {
   setenv("TESSERA_HINTS", "wrfout*:strategy=servers:io_groups=1:io_tasks=2,x*:aggregators=5", 1);
   tsr__hints_defaults(&h);
   CHECK_INT(tsr__hints_resolve("strategy=serial", NULL, NULL, &h, err, sizeof err), 0);
-  CHECK_INT(h.strategy, TSR__STRAT_SERVERS);
+  CHECK_STR(h.strategy, "servers");
   CHECK_INT(h.aggregators, 0);
   tsr__hints_defaults(&h);
   CHECK_INT(tsr__hints_resolve("strategy=serial", "aggregators=2", "x.nc", &h, err, sizeof err), 0);
-  CHECK_INT(h.strategy, TSR__STRAT_SERIAL);
+  CHECK_STR(h.strategy, "serial");
   CHECK_INT(h.aggregators, 5);
   /* hints_strict=0 in a later source excuses unknown keys in an earlier one. */
   setenv("TESSERA_HINTS", "hints_strict=0", 1);
@@ -617,12 +622,24 @@ static void test_format(void) {
   CHECK_STR(small, "strategy=");
   tsr__hints_format(&a, small, 1);
   CHECK_STR(small, "");
-  CHECK_STR(tsr__strategy_name(TSR__STRAT_DEFAULT), "default");
-  CHECK_STR(tsr__strategy_name(TSR__STRAT_SERIAL), "serial");
-  CHECK_STR(tsr__strategy_name(TSR__STRAT_DIRECT), "direct");
-  CHECK_STR(tsr__strategy_name(TSR__STRAT_AGGREGATE), "aggregate");
-  CHECK_STR(tsr__strategy_name(TSR__STRAT_SPLIT), "split");
-  CHECK_STR(tsr__strategy_name(TSR__STRAT_SERVERS), "servers");
+}
+
+/* Every name the registries hold parses as a hint and is kept as given; the
+ * parser knows no name of its own. */
+static void test_registries(void) {
+  char text[64];
+  CHECK_INT(tsr__strategy_count() >= 5, 1);
+  for (int i = 0; i < tsr__strategy_count(); i++) {
+    snprintf(text, sizeof text, "strategy=%s", tsr__strategy_name_at(i));
+    CHECK_INT(P(text, NULL), 0);
+    CHECK_STR(H.strategy, tsr__strategy_name_at(i));
+  }
+  CHECK_INT(tsr__backend_count() >= 3, 1);
+  for (int i = 0; i < tsr__backend_count(); i++) {
+    snprintf(text, sizeof text, "backend=%s", tsr__backend_name_at(i));
+    CHECK_INT(P(text, NULL), 0);
+    CHECK_STR(H.backend, tsr__backend_name_at(i));
+  }
 }
 
 int main(void) {
@@ -630,6 +647,7 @@ int main(void) {
   unsetenv("TESSERA_HINTS");
   unsetenv("TESSERA_VERBOSE");
   test_defaults();
+  test_registries();
   test_parse_size();
   test_every_key();
   test_empty();

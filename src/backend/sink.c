@@ -1,0 +1,184 @@
+/* The sink (contract in backend/sink.h): every backend request goes through
+ * here, timed and counted, so the statistics see what reached the file
+ * system whatever strategy or server sent it. */
+#include "backend/sink.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/agree.h"
+#include "tessera.h"
+
+void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints *h,
+                    tsr__fstats *st, tsr__berr *berr) {
+  memset(s, 0, sizeof *s);
+  s->ops = ops;
+  s->hints = h;
+  s->st = st;
+  s->berr = berr;
+}
+
+static void free_names(tsr__sink *s) {
+  free(s->path);
+  free(s->tmp_path);
+  s->path = s->tmp_path = NULL;
+}
+
+static int keep_path(tsr__sink *s, const char *path) {
+  free_names(s);
+  s->path = strdup(path);
+  return s->path ? 0 : TSR_ENOMEM;
+}
+
+int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__schema *schema) {
+  int rc = keep_path(s, path);
+  if (rc) return rc;
+  size_t n = strlen(path) + sizeof TSR__TMP_SUFFIX;
+  s->tmp_path = malloc(n);
+  if (!s->tmp_path) return TSR_ENOMEM;
+  snprintf(s->tmp_path, n, "%s%s", path, TSR__TMP_SUFFIX);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  s->renamer = me == 0;
+  s->schema = schema;
+  double t0 = MPI_Wtime();
+  rc = s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
+  s->st->writer_s += MPI_Wtime() - t0;
+  s->st->is_writer = 1;
+  return rc;
+}
+
+int tsr__sink_open(tsr__sink *s, MPI_Comm comm, const char *path, tsr__schema *schema_out) {
+  int rc = keep_path(s, path);
+  if (rc) return rc;
+  s->schema = schema_out;
+  return s->ops->open(comm, path, s->hints, schema_out, &s->bf, s->berr);
+}
+
+int tsr__sink_is_open(const tsr__sink *s) { return s && s->bf != NULL; }
+
+int tsr__sink_parallel(const tsr__sink *s) { return s->ops->parallel; }
+
+static int64_t pending(const tsr__sink *s) {
+  return s && s->bf && s->ops->pending_bytes ? s->ops->pending_bytes(s->bf) : 0;
+}
+
+int tsr__sink_write(tsr__sink *s, int varid, int64_t frame, const int64_t start[],
+                    const int64_t count[], const void *buf, tsr__memview mem) {
+  const tsr__var *v = &s->schema->vars[varid];
+  int nd = v->ndims - (v->is_record ? 1 : 0);
+  int64_t elems = 1;
+  for (int i = 0; i < nd; i++) elems *= count[i];
+  if (elems == 0) return 0;
+  int64_t off = s->ops->block_offset ? s->ops->block_offset(s->bf, varid, frame, start) : -1;
+  double t0 = MPI_Wtime();
+  int rc = s->ops->write_block(s->bf, varid, frame, start, count, buf, mem, s->berr);
+  s->st->writer_s += MPI_Wtime() - t0;
+  /* A block that is not contiguous in the file still counts as one request:
+   * that is what Tessera asked of the backend. */
+  tsr__fstats_request(s->st, elems * (int64_t)tsr__type_size(v->type), off);
+  if (s->ops->pending_bytes) tsr__fstats_buffer(s->st, pending(s));
+  return rc;
+}
+
+int tsr__sink_write_whole(tsr__sink *s, int varid, int64_t frame, const void *buf) {
+  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
+  tsr__var_shape(s->schema, varid, count);
+  return tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+}
+
+int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t start[],
+                         const int64_t count[]) {
+  size_t es = tsr__type_size(s->schema->vars[varid].type);
+  const tsr__var *v = &s->schema->vars[varid];
+  int64_t n = 1;
+  for (int i = 0; i < v->ndims - (v->is_record ? 1 : 0); i++) n *= count[i];
+  if (n == 0) return 0;
+  char fill[8];
+  tsr__var_fill(s->schema, varid, fill);
+  void *buf = malloc((size_t)n * es);
+  if (!buf) return TSR_ENOMEM;
+  for (int64_t i = 0; i < n; i++) memcpy((char *)buf + i * (int64_t)es, fill, es);
+  int rc = tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+  free(buf); /* backends copy or finish with the buffer before returning */
+  return rc;
+}
+
+int tsr__sink_drain_if_needed(tsr__sink *s, MPI_Comm comm, int64_t incoming, int status,
+                              int *drain_err) {
+  *drain_err = 0;
+  int64_t p = pending(s);
+  int flag = s && s->bf && p > 0 && p + incoming > s->hints->buffer_bytes;
+  int rc = tsr__agree_flag(comm, status, &flag);
+  if (!rc && flag && s && s->bf) *drain_err = tsr__sink_flush(s);
+  return rc;
+}
+
+int tsr__sink_flush(tsr__sink *s) {
+  if (!s->bf) return 0;
+  double t0 = MPI_Wtime();
+  int rc = s->ops->flush(s->bf, s->berr);
+  s->st->writer_s += MPI_Wtime() - t0;
+  return rc;
+}
+
+int tsr__sink_close(tsr__sink *s) {
+  int rc = 0;
+  if (s->bf) {
+    double t0 = MPI_Wtime();
+    rc = s->ops->close(s->bf, s->berr); /* always frees */
+    if (s->st) s->st->writer_s += MPI_Wtime() - t0;
+  }
+  s->bf = NULL;
+  if (!s->tmp_path) free_names(s); /* opened for reading: nothing to commit */
+  return rc;
+}
+
+int tsr__sink_commit(tsr__sink *s) {
+  int rc = 0;
+  if (s->tmp_path && s->renamer && rename(s->tmp_path, s->path) != 0) {
+    if (s->berr) {
+      s->berr->code = errno;
+      snprintf(s->berr->message, sizeof s->berr->message, "cannot rename %s to %s: %s",
+               s->tmp_path, s->path, strerror(errno));
+    }
+    unlink(s->tmp_path);
+    rc = errno == ENOSPC || errno == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
+  }
+  free_names(s);
+  return rc;
+}
+
+void tsr__sink_discard(tsr__sink *s) {
+  if (s->tmp_path && s->renamer) unlink(s->tmp_path);
+  free_names(s);
+}
+
+int tsr__sink_finish(tsr__sink *s, int ok) {
+  if (ok) return tsr__sink_commit(s);
+  tsr__sink_discard(s);
+  return 0;
+}
+
+void tsr__sink_abort(tsr__sink *s) {
+  if (s->bf) s->ops->abort(s->bf, s->tmp_path ? s->tmp_path : s->path);
+  else if (s->tmp_path && s->renamer) unlink(s->tmp_path);
+  s->bf = NULL;
+  free_names(s);
+}
+
+int tsr__sink_read(tsr__sink *s, int varid, int64_t frame, const int64_t start[],
+                   const int64_t count[], void *buf, tsr__memview mem) {
+  return s->ops->read_block(s->bf, varid, frame, start, count, buf, mem, s->berr);
+}
+
+int64_t tsr__sink_num_records(const tsr__sink *s) {
+  return s->bf && s->ops->num_records ? s->ops->num_records(s->bf) : 0;
+}
+
+MPI_Info tsr__sink_file_info(const tsr__sink *s) {
+  return s->bf && s->ops->file_info ? s->ops->file_info(s->bf) : MPI_INFO_NULL;
+}
