@@ -138,9 +138,12 @@ int main(int argc, char **argv) {
   MPI_Comm model = MPI_COMM_NULL;
   rc = tsr_init(MPI_COMM_WORLD, c->hints[0] ? c->hints : NULL, &run->ctx, &model);
   if (rc != 0) {
-    char msg[sizeof run->effective_hints + 256];
-    snprintf(msg, sizeof msg, "tsr_init(hints \"%.4000s\"): %s: %s", run->effective_hints,
-             tsr_errname(rc), tsr_strerror(rc));
+    char msg[sizeof run->effective_hints + 1280];
+    /* The library's own reason ("hint 'aggregators=two': expected ...") says
+     * which hint is wrong; the code's text is the fallback. */
+    const char *why = tsr_last_error();
+    snprintf(msg, sizeof msg, "tsr_init(hints \"%.4000s\"): %s: %.1000s", run->effective_hints,
+             tsr_errname(rc), why && *why ? why : tsr_strerror(rc));
     say_error(wrank, msg);
     bench_schema_free(&run->schema);
     MPI_Finalize();

@@ -20,6 +20,8 @@ static int report_on(bench_run *run, tsr_file *file, int rc, const char *call, c
   int code = 0;
   const char *msg = NULL;
   if (file) tsr_backend_error(file, &code, &msg);
+  else
+    msg = tsr_last_error(); /* tsr_create / tsr_open failed: no handle to ask */
   snprintf(run->err, sizeof run->err, "%s(%s): %s: %s%s%s", call, what, tsr_errname(rc),
            tsr_strerror(rc), msg && *msg ? " - " : "", msg && *msg ? msg : "");
   return rc;

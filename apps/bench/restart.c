@@ -28,6 +28,8 @@ static int fail(bench_run *run, tsr_file *f, int rc, const char *call, const cha
   int code = 0;
   const char *msg = NULL;
   if (f) tsr_backend_error(f, &code, &msg);
+  else
+    msg = tsr_last_error(); /* tsr_create / tsr_open failed: no handle to ask */
   snprintf(run->err, sizeof run->err, "%s(%s): %s: %s%s%s", call, what, tsr_errname(rc),
            tsr_strerror(rc), msg && *msg ? " - " : "", msg && *msg ? msg : "");
   return rc;
