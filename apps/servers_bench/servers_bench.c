@@ -47,7 +47,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
           "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
-          "       --only servers|serial|direct]\n");
+          "       --only servers|serial|direct] [--version] [--help]\n");
 }
 
 static int parse(int argc, char **argv, options *o) {
@@ -241,7 +241,23 @@ static int run(const options *o, const char *strategy, result *r) {
   return rc;
 }
 
+/* --version and --help answer before MPI starts, so they work without mpiexec. */
+static int early_option(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--version")) {
+      printf("tessera-servers-bench (Tessera) %s\n", tsr_inq_libvers());
+      return 1;
+    }
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage();
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (early_option(argc, argv)) return 0;
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
