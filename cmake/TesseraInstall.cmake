@@ -60,8 +60,10 @@ tsr_link_flags(TESSERA_PRIVATE_LIBS ${_tsr_priv} -lm)
 # Programs linked with pkg-config or tessera-config flags find a shared
 # libtessera in its prefix without LD_LIBRARY_PATH (as CMake consumers do).
 set(TESSERA_RPATH_FLAG "")
+set(TESSERA_PC_RPATH "")
 if(BUILD_SHARED_LIBS AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   set(TESSERA_RPATH_FLAG "-Wl,-rpath,")
+  set(TESSERA_PC_RPATH "-Wl,-rpath,\${libdir}")
 endif()
 
 # tessera-config and the CMake package say what was built.
