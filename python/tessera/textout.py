@@ -63,3 +63,21 @@ def progress_bar(console: Console, unit: str) -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(),
                     MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
                     TextColumn("{task.fields[note]}"), console=console, transient=False)
+
+
+def step(console: Console, label: str, run):
+    """Run `run()` for one step of a long command, showing `label` with a
+    spinner on a terminal, then print the label with the step's outcome
+    (`run()` returns (result, outcome text)). Without a terminal it prints the
+    label first and the outcome when done, so a log shows what is running."""
+    if console.is_terminal:
+        with console.status(label):
+            result, outcome = run()
+        console.print(f"{label} {outcome}", markup=False, highlight=False)
+        return result
+    console.file.write(f"{label} ")
+    console.file.flush()
+    result, outcome = run()
+    console.file.write(f"{outcome}\n")
+    console.file.flush()
+    return result
