@@ -236,11 +236,21 @@ def write_plot(path: str, ev, session, objective: str) -> str | None:
         import matplotlib.pyplot as plt
     except Exception as exc:  # noqa: BLE001 - plotting is optional
         return f"no plot: {exc}"
+    fig = tune_figure(ev, session, objective)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return None
+
+
+def tune_figure(ev, session, objective: str):
+    """The matplotlib figure of a session (Agg backend)."""
+    import matplotlib.pyplot as plt
+
     metric = ev.metric
     by_id = {t.id: t for t in session.trials}
     strategies = sorted({t.strategy or "default" for t in session.trials})
     colours = {s: plt.cm.tab10(i % 10) for i, s in enumerate(strategies)}
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    fig, ax = plt.subplots(figsize=(10.5, 4.5))
     counters, best, best_x, best_y, fails = {}, None, [], [], []
     plotted = set()
     for seq, (tid, kind) in enumerate(session.log, 1):
@@ -292,12 +302,11 @@ def write_plot(path: str, ev, session, objective: str) -> str | None:
                   f"(interval {ci[0]:.2f}x - {ci[1]:.2f}x)")
     elif res.get("verdict") in ("no_winner", "default"):
         title += ", no configuration measurably better than the default"
-    ax.set_title(title)
-    ax.legend(fontsize=7, loc="best")
+    ax.set_title(title, fontsize=10)
+    # Outside the axes, so that it never hides a run.
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return None
+    return fig
 
 
 def write_outputs(out_dir: str, ev, session, objective: str, plot: bool = True) -> list:
