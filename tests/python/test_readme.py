@@ -96,8 +96,11 @@ def test_readme_block_runs_as_written(index, home):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "TESSERA_HINTS", "LD_LIBRARY_PATH")}
     env["HOME"] = str(home)
+    before = set(ROOT.glob("tessera-tune-*"))
     proc = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=600)
+    for d in set(ROOT.glob("tessera-tune-*")) - before:
+        shutil.rmtree(d)   # the tuner's outputs, written in the current directory
     assert proc.returncode == 0, (f"README block {i} failed:\n{script}\n--- stdout\n"
                                   f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}")
     out = proc.stdout
@@ -109,5 +112,3 @@ def test_readme_block_runs_as_written(index, home):
         assert "Ratio to default:" in out
         assert ("Winner: #" in out) or ("no configuration is measurably better" in out) \
             or ("default configuration is the fastest" in out)
-        for d in ROOT.glob("tessera-tune-*"):
-            shutil.rmtree(d)   # the tuner's outputs, written in the current directory
