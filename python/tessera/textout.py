@@ -14,7 +14,7 @@ from rich.box import Box
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn)
-from rich.table import Table
+from rich.table import Column, Table
 
 #: Wide enough that no cell of any table here is ever wrapped.
 RENDER_WIDTH = 400
@@ -59,10 +59,13 @@ def stderr_console() -> Console:
 
 
 def progress_bar(console: Console, unit: str) -> Progress:
-    """A live bar for a terminal: description, bar, done/total, elapsed, note."""
-    return Progress(TextColumn("{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
-                    TextColumn("{task.fields[note]}"), console=console, transient=False)
+    """A live bar for a terminal: description, done/total, bar, elapsed, then a
+    note that is cut (never the count) when the terminal is narrow."""
+    note = Column(no_wrap=True, overflow="ellipsis", ratio=1)
+    return Progress(TextColumn("{task.description}"), MofNCompleteColumn(), TextColumn(unit),
+                    BarColumn(bar_width=20), TimeElapsedColumn(),
+                    TextColumn("{task.fields[note]}", table_column=note),
+                    console=console, transient=False, expand=True)
 
 
 def step(console: Console, label: str, run):
