@@ -65,15 +65,15 @@ def main(argv=None) -> int:
     if command not in COMMANDS:
         print(f"tessera: unknown command '{command}'\n\n{usage()}", file=sys.stderr)
         return 2
-    if asks_version(rest):
-        # Every command, including those added later, answers the same way.
-        print(f"tessera {command} {__version__}")
-        return 0
     module = load(command)
     if module is None:
         print(f"tessera: command '{command}' is not available in this checkout "
               f"(no module tessera.{command} with main(argv))", file=sys.stderr)
         return 2
+    if asks_version(rest):
+        # Every command, including those added later, answers the same way.
+        print(f"tessera {command} {__version__}")
+        return 0
     rc = module.main(rest)
     return int(rc or 0)
 

@@ -42,6 +42,8 @@ def test_top_level_version():
 
 @pytest.mark.parametrize("command", sorted(cli.COMMANDS))
 def test_every_command_has_version(command):
+    if cli.load(command) is None:
+        pytest.skip(f"tessera.{command} is not in this checkout")
     p = run(command, "--version")
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == f"tessera {command} {tessera.__version__}"
