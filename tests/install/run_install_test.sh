@@ -24,8 +24,10 @@ mpirun() { "$mpiexec" "$@"; }
 flags="$*"
 
 if [ "$mode" = static ]; then
+  # The same Python as the main build (TSR_TEST_PYTHON, from CTest) for bin/tessera.
   cmake -S "$src" -B "$build" -DBUILD_SHARED_LIBS=OFF -DTESSERA_BUILD_TESTS=OFF \
-        -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1 || fail "configure (static)"
+        -DCMAKE_BUILD_TYPE=Release ${TSR_TEST_PYTHON:+-DTESSERA_PYTHON=$TSR_TEST_PYTHON} \
+        >"$work/configure.log" 2>&1 || fail "configure (static)"
   cmake --build "$build" -j 2 >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; fail "build (static)"; }
 fi
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install"
@@ -88,6 +90,15 @@ if [ "$("$prefix/bin/tessera-config" --has-fortran)" = yes ]; then
     | grep -qx " *consumer_fortran: ok (libtessera ${v#tessera })" || fail "Fortran consumer run"
   ncdump "$work/f.nc" | grep -q "v = 1, 2, 3, 4, 1, 2, 3, 4" || fail "Fortran consumer output"
   ok "Fortran consumer via find_package(Tessera) (tsr_inq_libvers)"
+  # ... and through pkg-config tessera-fortran with the MPI Fortran wrapper.
+  if command -v mpif90 >/dev/null 2>&1; then
+    fflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config $static --cflags --libs tessera-fortran)
+    mpif90 "$here/consumer_fortran/consumer.F90" -o "$work/consumer_fpc" $fflags \
+      || fail "pkg-config tessera-fortran consumer build"
+    mpirun $flags -n 2 "$work/consumer_fpc" "$work/fpc.nc" | grep -q "consumer_fortran: ok" \
+      || fail "pkg-config tessera-fortran consumer run"
+    ok "Fortran consumer via pkg-config tessera-fortran (mpif90)"
+  fi
 fi
 
 # The installed `tessera` command (the Python tools).
