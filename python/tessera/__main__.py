@@ -65,7 +65,15 @@ def main(argv=None) -> int:
     if command not in COMMANDS:
         print(f"tessera: unknown command '{command}'\n\n{usage()}", file=sys.stderr)
         return 2
-    module = load(command)
+    try:
+        module = load(command)
+    except ModuleNotFoundError as e:
+        # A dependency of the command (python/pyproject.toml) is missing.
+        print(f"tessera: command '{command}' needs the Python package '{e.name}', which "
+              f"{sys.executable} does not have: install the tools with `pip install "
+              f"./python` (from the Tessera sources), or point TESSERA_PYTHON at an "
+              f"interpreter that has them", file=sys.stderr)
+        return 2
     if module is None:
         print(f"tessera: command '{command}' is not available in this checkout "
               f"(no module tessera.{command} with main(argv))", file=sys.stderr)

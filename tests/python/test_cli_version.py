@@ -62,3 +62,17 @@ def test_console_script_of_the_venv():
     assert p.returncode == 0 and p.stdout.strip() == f"tessera {tessera.__version__}"
     p = run("--help", exe=str(exe))
     assert "tune" in p.stdout and "stats" in p.stdout
+
+
+def test_missing_dependency_is_a_clear_message(tmp_path):
+    # An interpreter without the tools' dependencies (here: rich hidden by a
+    # module that fails to import) gets a sentence, not a traceback.
+    fake = tmp_path / "rich"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'rich'\", "
+                                      "name='rich')\n")
+    env = {"PYTHONPATH": f"{tmp_path}:{ROOT / 'python'}", "PATH": "/usr/bin:/bin"}
+    p = subprocess.run([sys.executable, "-m", "tessera", "tune", "--version"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert "needs the Python package 'rich'" in p.stderr and "Traceback" not in p.stderr
