@@ -3,7 +3,7 @@
 # Installs wrf-python into the virtual environment of PYTHON, for the
 # wrf-python check of the bench's files (tests/python/test_wrf_python.py).
 #
-# Why not a line of python/requirements.txt: PyPI has wrf-python only as the
+# Why not a dependency in python/pyproject.toml: PyPI has wrf-python only as the
 # 1.3.4.1 source distribution (no wheels for any Python), whose setup.py
 # imports numpy.distutils, so pip's isolated build fails ("No module named
 # numpy") and a plain `pip install -r` would break the whole environment.
