@@ -91,6 +91,10 @@ typedef struct tsr__backend_ops {
   /* Number of records (length of the record dimension) when the file was
    * opened; 0 when it has none. Not collective. */
   int64_t (*num_records)(const tsr__bfile *bf);
+  /* Optional: 0 when the library cannot open @p path for reading at all
+   * (PnetCDF takes the text before a ':' for a file-system prefix), so a
+   * reader that named no backend gets another one. NULL: any path. */
+  int (*can_open)(const char *path);
 } tsr__backend_ops;
 
 /* ---- the registry (backend_registry.c): the only place that knows which
@@ -111,8 +115,9 @@ int tsr__backend_find(const char *name, const tsr__backend_ops **ops);
 int tsr__backend_known(const char *name, size_t n);
 /* The name of the backend to write with when the hints name none. */
 const char *tsr__backend_default_write(int want);
-/* The name of the backend to read with when the hints name none. */
-const char *tsr__backend_default_read(void);
+/* The name of the backend to read @p path with when the hints name none:
+ * the first reading default that can open that path. */
+const char *tsr__backend_default_read(const char *path);
 /* Every registered name (built or not): i < tsr__backend_count(). */
 int tsr__backend_count(void);
 const char *tsr__backend_name_at(int i);

@@ -79,7 +79,15 @@ const char *tsr__backend_default_write(int want) {
   }
 }
 
-const char *tsr__backend_default_read(void) { return first_for(READ, 1); }
+const char *tsr__backend_default_read(const char *path) {
+  int best = -1;
+  for (int i = 0; i < NROWS; i++) {
+    const tsr__backend_ops *ops = registry[i].ops;
+    if (registry[i].read_rank <= 0 || !ops || (ops->can_open && !ops->can_open(path))) continue;
+    if (best < 0 || registry[i].read_rank < registry[best].read_rank) best = i;
+  }
+  return best < 0 ? NULL : registry[best].name;
+}
 
 int tsr__backend_count(void) { return NROWS; }
 

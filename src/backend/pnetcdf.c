@@ -537,6 +537,11 @@ static void tsr__pnc_abort(tsr__bfile *bf, const char *path) {
   free_file(bf);
 }
 
+/* ncmpi_open takes the text before a ':' for a file-system prefix (ROMIO's
+ * "ufs:", "lustre:"), so WRF's time-stamped names cannot be opened (creating
+ * them works). */
+static int tsr__pnc_can_open(const char *path) { return strchr(path, ':') == NULL; }
+
 static MPI_Info tsr__pnc_file_info(const tsr__bfile *bf) {
   MPI_Info info = MPI_INFO_NULL;
   if (ncmpi_inq_file_info(bf->ncid, &info) != NC_NOERR) return MPI_INFO_NULL;
@@ -733,4 +738,5 @@ const tsr__backend_ops tsr__backend_pnetcdf = {
     .open = tsr__pnc_open,
     .read_block = tsr__pnc_read_block,
     .num_records = tsr__pnc_num_records,
+    .can_open = tsr__pnc_can_open,
 };

@@ -19,7 +19,7 @@ struct tsr__reader {
 /* The registry's reading default prefers a parallel backend: one collective
  * read per call instead of every rank opening the file on its own. */
 static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
-  const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read();
+  const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read(f->path);
   int rc = tsr__backend_find(name, &f->backend);
   if (rc) {
     snprintf(msg, msglen, "backend '%s' %s", name,
@@ -31,6 +31,11 @@ static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
   if (!f->backend->open || !f->backend->read_block || !f->backend->num_records) {
     snprintf(msg, msglen, "backend '%s' cannot read files", name);
     return TSR_ENOTBUILT;
+  }
+  if (f->backend->can_open && !f->backend->can_open(f->path)) {
+    snprintf(msg, msglen, "backend '%s' cannot open '%s' (a ':' in the path); name another "
+             "backend, or use a path without ':' (WRF's nocolons)", name, f->path);
+    return TSR_EACCES;
   }
   return 0;
 }

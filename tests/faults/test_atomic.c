@@ -176,6 +176,38 @@ static int busy(tsr_ctx *ctx) {
   return 0;
 }
 
+/* The directory is a small tmpfs (full_disk.sh): the data does not fit. */
+static int nospace(tsr_ctx *ctx, const char *strategy) {
+  char path[600], fin[640], tmp[700], hints[96];
+  snprintf(path, sizeof path, "%s/nospace_%s_np%d.nc", g_dir, strategy, g_size);
+  snprintf(hints, sizeof hints, "strategy=%s:buffer_bytes=0", strategy);
+  final_name(fin, sizeof fin, path, strategy);
+  with_suffix(tmp, sizeof tmp, fin, ".tessera-tmp");
+  field x = {0};
+  int rc = open_field(ctx, &x, path, hints);
+  if (rc == TSR_ENOTBUILT) return 77;
+  for (int t = 0; t < 64 && !rc; t++) rc = tsr_put(x.f, x.v, t, NULL, x.buf);
+  int rc2 = x.f ? tsr_close(&x.f) : 0;
+  CHECK_RC(rc ? rc : rc2, TSR_ENOSPC);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(!exists(fin));
+  CHECK(!exists(tmp));
+  tsr_decomp_free(&x.d);
+  return 0;
+}
+
+/* The directory is a read-only mount (full_disk.sh): tsr_create fails with
+ * TSR_EACCES on every rank, naming the directory. */
+static int readonly(tsr_ctx *ctx) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/readonly_np%d.nc", g_dir, g_size);
+  tsr_file *f = (tsr_file *)&f;
+  CHECK_RC(tsr_create(ctx, path, NULL, &f), TSR_EACCES);
+  CHECK(f == NULL);
+  CHECK(strstr(tsr_last_error(), "cannot create files in the directory of") != NULL);
+  return 0;
+}
+
 static int killed(tsr_ctx *ctx, const char *strategy) {
   char path[600], hints[64];
   snprintf(path, sizeof path, "%s/killed_%s_np%d.nc", g_dir, strategy, g_size);
@@ -188,6 +220,38 @@ static int killed(tsr_ctx *ctx, const char *strategy) {
     tsr_put(x.f, x.v, t, NULL, x.buf);
   }
   tsr_close(&x.f); /* not reached by everyone: the job is torn down */
+  return 0;
+}
+
+/* WRF's file names hold ':' (wrfout_d01_2026-01-01_00:00:00): written with
+ * any strategy, such a file is read back by the reading default (PnetCDF
+ * cannot open it, so another backend is picked), and naming PnetCDF for it
+ * says why it cannot. */
+static int colon_path(tsr_ctx *ctx) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/wrfout_d01_2026-01-01_00:00:00_np%d", g_dir, g_size);
+  field x = {0};
+  for (int i = 0; i < 64 * 32; i++) x.buf[i] = (float)i;
+  CHECK_RC(open_field(ctx, &x, path, "strategy=serial"), 0);
+  CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
+  CHECK_RC(tsr_close(&x.f), 0);
+  tsr_file *f;
+  CHECK_RC(tsr_open(ctx, path, NULL, &f), 0);
+  if (f) {
+    static float all[64 * 32];
+    int v;
+    CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
+    CHECK_RC(tsr_get(f, v, 0, NULL, all), 0);
+    CHECK(all[64 * 32 - 1] == (float)(64 * 32 - 1) || g_size > 1);
+    CHECK_RC(tsr_close(&f), 0);
+  }
+  tsr_file *p = NULL;
+  int rc = tsr_open(ctx, path, "backend=pnetcdf", &p);
+  if (rc != TSR_ENOTBUILT) {
+    CHECK_RC(rc, TSR_EACCES);
+    CHECK(strstr(tsr_last_error(), "(a ':' in the path)") != NULL);
+  }
+  tsr_decomp_free(&x.d);
   return 0;
 }
 
@@ -234,6 +298,9 @@ int main(int argc, char **argv) {
   else if (strcmp(scn, "busy") == 0) skip = busy(ctx);
   else if (strcmp(scn, "stale_pieces") == 0) skip = stale_pieces(ctx);
   else if (strncmp(scn, "killed:", 7) == 0) skip = killed(ctx, scn + 7);
+  else if (strcmp(scn, "colon_path") == 0) skip = colon_path(ctx);
+  else if (strncmp(scn, "nospace:", 8) == 0) skip = nospace(ctx, scn + 8);
+  else if (strcmp(scn, "readonly") == 0) skip = readonly(ctx);
   else g_fail = 1;
   tsr_finalize(&ctx);
   MPI_Comm_free(&model);

@@ -4,12 +4,12 @@
  * (never crash, never leave a partial result), and whatever parses must
  * format back to a string that parses to the same hints. Usage:
  * test_hints_fuzz [iterations] [seed]. */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/hints.h"
+#include "tsr_fuzz.h"
 #include "tessera.h"
 
 static const char *const seeds[] = {
@@ -23,77 +23,25 @@ static const char *const seeds[] = {
 };
 #define NSEEDS (sizeof seeds / sizeof seeds[0])
 
-static uint64_t rng;
-static uint32_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng >> 16);
-}
-
 static const char alphabet[] = "=:,*?[]-_.+ \t09azAZkmg\x01\xff";
-
-static size_t mutate(char *buf, size_t n, size_t cap) {
-  int rounds = 1 + (int)(next() % 4);
-  for (int r = 0; r < rounds; r++) {
-    size_t at = n ? next() % n : 0;
-    switch (next() % 5) {
-    case 0: /* replace a byte */
-      if (n) buf[at] = alphabet[next() % (sizeof alphabet - 1)];
-      break;
-    case 1: /* insert a byte */
-      if (n + 1 < cap) {
-        memmove(buf + at + 1, buf + at, n - at);
-        buf[at] = alphabet[next() % (sizeof alphabet - 1)];
-        n++;
-      }
-      break;
-    case 2: /* delete a run */
-      if (n) {
-        size_t len = 1 + next() % 8;
-        if (at + len > n) len = n - at;
-        memmove(buf + at, buf + at + len, n - at - len);
-        n -= len;
-      }
-      break;
-    case 3: /* duplicate a run */
-      if (n && n * 2 < cap) {
-        size_t len = 1 + next() % (n - at);
-        memmove(buf + at + len, buf + at, n - at);
-        n += len;
-      }
-      break;
-    default: { /* splice in part of another seed */
-      const char *o = seeds[next() % NSEEDS];
-      size_t len = strlen(o), from = next() % len, take = 1 + next() % (len - from);
-      if (n + take < cap) {
-        memmove(buf + at + take, buf + at, n - at);
-        memcpy(buf + at, o + from, take);
-        n += take;
-      }
-    }
-    }
-  }
-  return n;
-}
-
 int main(int argc, char **argv) {
   long iters = argc > 1 ? atol(argv[1]) : 20000;
-  rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 0x9e3779b97f4a7c15ull;
-  if (!rng) rng = 1;
+  tsr_fuzz z = {argc > 2 ? strtoull(argv[2], NULL, 10) : 0x9e3779b97f4a7c15ull, seeds, NSEEDS,
+                alphabet};
+  if (!z.state) z.state = 1;
   long ok = 0, bad = 0, fails = 0;
   char buf[1024], err[512], text[4096];
   for (long i = 0; i < iters; i++) {
-    const char *seed = seeds[next() % NSEEDS];
+    const char *seed = seeds[tsr_fuzz_next(&z) % NSEEDS];
     size_t n = strlen(seed);
     memcpy(buf, seed, n);
-    n = mutate(buf, n, sizeof buf - 1);
+    n = tsr_fuzz_mutate(&z, buf, n, sizeof buf - 1);
     buf[n] = '\0';
     tsr__hints h, before;
     tsr__hints_defaults(&h);
     before = h;
     err[0] = '\0';
-    int rc = tsr__hints_parse(buf, (next() & 1) ? "run/wrfout_d01" : NULL, &h, err, sizeof err);
+    int rc = tsr__hints_parse(buf, (tsr_fuzz_next(&z) & 1) ? "run/wrfout_d01" : NULL, &h, err, sizeof err);
     if (rc == 0) {
       ok++;
       /* Round trip: the formatted hints parse back to the same values. */
