@@ -1,0 +1,219 @@
+"""`tessera model calibrate|predict|validate`: the output cost model.
+
+  calibrate  run short tessera-bench jobs (or read their --json records) and
+             fit this machine's profile
+  predict    blocked time, write time, what servers hide and memory per
+             writer, for a case and strategies across process counts
+  validate   the model against the published studies (irma, note2002) or
+             against bench runs on this machine (here)
+
+docs/model.md describes the equations and the profile format.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import model_profile
+from .model_case import bench_case
+from .model_predict import predict
+from .model_report import lines_chart, table
+from .model_runs import RunError, load_records, run_matrix, save_records
+from .model_strategy import Strategy
+
+#: Short names for strategies on the command line (full hint strings work too).
+SHORT = {"serial": "strategy=serial", "direct": "strategy=direct", "split": "strategy=split"}
+
+
+def parse_strategy(text: str) -> Strategy:
+    """`serial`, `aggregate:4` (aggregators), `servers:2x1` (groups x tasks),
+    or a hint string `strategy=...:key=value`."""
+    if "=" in text:
+        return Strategy.parse(text)
+    if text in SHORT:
+        return Strategy.parse(SHORT[text])
+    name, _, arg = text.partition(":")
+    if name == "aggregate":
+        return Strategy("aggregate", aggregators=int(arg or 0))
+    if name == "servers":
+        g, _, t = (arg or "1x1").partition("x")
+        return Strategy("servers", io_groups=int(g), io_tasks=int(t or 1))
+    raise ValueError(f"unknown strategy '{text}' (serial, direct, split, aggregate:N, "
+                     "servers:GxT, or strategy=...)")
+
+
+def int_list(text: str) -> list:
+    out = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out += list(range(int(a), int(b) + 1))
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def add_case_args(p):
+    a = p.add_argument
+    a("--nx", type=int, default=240)
+    a("--ny", type=int, default=240)
+    a("--nz", type=int, default=35)
+    a("--steps", type=int, default=60)
+    a("--output-every", type=int, default=10)
+    a("--frames-per-file", type=int, default=1)
+    a("--schema", help="CDL header of the fields (default: tessera-bench's WRF-like set)")
+    a("--step-s", type=float, default=0.0, help="compute seconds per step at --step-ranks")
+    a("--step-ranks", type=int, default=1)
+    a("--step-exp", type=float, default=1.0,
+      help="compute per step scales as (step_ranks/P)**step_exp (1: perfect strong scaling)")
+
+
+def case_of(args):
+    return bench_case(args.nx, args.ny, args.nz, args.steps, args.output_every,
+                      args.frames_per_file, args.schema, step_s=args.step_s,
+                      step_ranks=args.step_ranks, step_exp=args.step_exp)
+
+
+def human(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024.0
+    return str(n)
+
+
+def cmd_predict(args) -> int:
+    prof = model_profile.load(args.profile)
+    case = case_of(args)
+    strategies = [parse_strategy(s) for s in args.strategies.split(",")]
+    ranks = int_list(args.ranks)
+    rows, series = [], {}
+    for s in strategies:
+        for n in ranks:
+            try:
+                p = predict(case, s, prof, n)
+            except ValueError:
+                continue
+            rows.append([s.label(), n, p.model_ranks, f"{p.per_output_s:.4g}", f"{p.blocked_s:.4g}",
+                         f"{p.write_s:.4g}", f"{p.hidden_s:.4g}", f"{p.drain_s:.4g}",
+                         f"{100 * p.io_fraction:.1f} %", human(p.mem_writer), human(p.mem_rank)])
+            xs, ys = series.setdefault(s.label(), ([], []))
+            xs.append(n)
+            ys.append(p.blocked_s)
+    print(f"case: {args.nx} x {args.ny} x {args.nz}, {case.outputs} outputs of "
+          f"{case.frame_bytes() / 1e6:.1f} MB in {case.files} files; profile {prof.name}")
+    print(table("predicted output cost",
+                ["strategy", "procs", "model", "blocked/output s", "blocked s", "write s",
+                 "hidden s", "drain s", "I/O share", "mem writer", "mem rank"], rows, 1))
+    if args.png:
+        print("chart:", lines_chart(args.png, f"predicted blocked time ({prof.name})",
+                                    "processes", "output blocked time (s)", series,
+                                    logx=args.logx, logy=args.logx))
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from .model_calibrate import CALIBRATION, calibrate
+
+    records = []
+    for f in args.records or []:
+        records += load_records(f)
+    if not args.records:
+        strategies = [Strategy.parse(h) for h in CALIBRATION]
+        opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+                "output_every": args.output_every, "schema": args.schema}
+        command = args.command[1:] if args.command and args.command[0] == "--" else args.command
+        print(f"calibrating: {len(strategies)} strategies x {args.np} processes x "
+              f"{args.repeat} repeats")
+        try:
+            for _ in range(args.repeat):
+                records += run_matrix(strategies, int_list(args.np), opts, log=print,
+                                      bench=args.bench, command=command or None)
+        except RunError as e:
+            print(f"tessera model calibrate: {e}", file=sys.stderr)
+            return 1
+        if args.save_runs:
+            print("runs:", save_records(records, args.save_runs))
+    prof = calibrate(records, name=args.name, cores=args.cores or os.cpu_count() or 1)
+    print(model_profile.describe(prof))
+    print("profile:", model_profile.save(prof, args.out))
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from . import model_validate as mv
+
+    if args.what == "irma":
+        res = mv.irma(png=args.png)
+        if args.save_profile:
+            print("profile:", model_profile.save(res["profile"], args.save_profile))
+    elif args.what == "note2002":
+        mv.note2002(png=args.png)
+    else:
+        records = []
+        for f in args.records or []:
+            records += load_records(f)
+        if not records:
+            strategies = [parse_strategy(s) for s in args.strategies.split(",")]
+            opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+                    "output_every": args.output_every}
+            for _ in range(args.repeat):
+                records += run_matrix(strategies, int_list(args.np), opts, log=print)
+            if args.save_runs:
+                print("runs:", save_records(records, args.save_runs))
+        mv.here(records, calib_max_ranks=args.calib_max, png=args.png)
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="tessera model", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    pr = sub.add_parser("predict", help="predict output cost across process counts")
+    pr.add_argument("--profile", default="here", help="profile name or JSON file")
+    pr.add_argument("--strategies", default="serial,direct,aggregate,split,servers:1x1")
+    pr.add_argument("--ranks", default="2,4,8,16,32,64")
+    pr.add_argument("--png", help="chart of blocked time per strategy")
+    pr.add_argument("--logx", action="store_true", help="log axes in the chart")
+    add_case_args(pr)
+
+    ca = sub.add_parser("calibrate", help="fit this machine's profile from bench runs")
+    ca.add_argument("--np", default="1,2", help="process counts to run (1,2)")
+    ca.add_argument("--repeat", type=int, default=3, help="runs per configuration; the "
+                                                          "fastest counts (3)")
+    ca.add_argument("--records", nargs="*", help="use these saved runs instead of running")
+    ca.add_argument("--save-runs", help="keep the runs' records (JSON)")
+    ca.add_argument("--bench", help="tessera-bench executable")
+    ca.add_argument("--cores", type=int, default=0, help="cores of the machine (default: all)")
+    ca.add_argument("--name", default="here")
+    ca.add_argument("--out", default=os.path.join(model_profile.PROFILE_DIR, "here.json"))
+    ca.add_argument("command", nargs=argparse.REMAINDER,
+                    help="-- COMMAND: a bench-compatible program to run instead")
+    add_case_args(ca)
+    ca.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
+
+    va = sub.add_parser("validate", help="the model against published studies or runs here")
+    va.add_argument("what", choices=("irma", "note2002", "here"))
+    va.add_argument("--png")
+    va.add_argument("--save-profile", help="irma: write the fitted profile here")
+    va.add_argument("--records", nargs="*", help="here: saved runs instead of running")
+    va.add_argument("--save-runs")
+    va.add_argument("--np", default="1-6")
+    va.add_argument("--repeat", type=int, default=3)
+    va.add_argument("--calib-max", type=int, default=2,
+                    help="here: calibrate on runs with at most this many processes (2)")
+    va.add_argument("--strategies", default="serial,direct,aggregate:2,split,servers:1x1")
+    add_case_args(va)
+    va.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return {"predict": cmd_predict, "calibrate": cmd_calibrate,
+                "validate": cmd_validate}[args.cmd](args)
+    except (OSError, ValueError) as e:
+        print(f"tessera model: {e}", file=sys.stderr)
+        return 2

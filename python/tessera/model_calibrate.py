@@ -1,0 +1,88 @@
+"""`tessera model calibrate`: measure this machine's profile with short
+tessera-bench runs (or the user's own bench-compatible command).
+
+Each run's measured times are explained by the amounts the model says that
+run moves (model_strategy), so the profile is a non-negative least-squares
+fit (model_fit) over two kinds of rows per run:
+  - the model ranks' blocked time (output_blocked_s): everything the
+    strategy costs the model;
+  - the writers' time (writer_s, or the servers' writer time): the file
+    system part alone, which separates write rates from data movement.
+Runs are repeated and the fastest kept: on a shared machine the minimum is
+the run least disturbed by other jobs.
+"""
+from __future__ import annotations
+
+from .model_case import case_from_record
+from .model_fit import fit
+from .model_predict import WRITE_KEYS, run_amounts
+from .model_profile import Profile
+from .model_strategy import Amounts, Strategy, file_cost, grid, server_frame
+
+#: Strategies a calibration runs, at every process count given.
+CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggregators=2",
+               "strategy=split", "strategy=servers:io_groups=1:io_tasks=1")
+
+#: Starting values: parameters a short run on few ranks cannot see keep these
+#: (match_s needs fan-ins of hundreds of ranks; coll_s is refitted).
+DEFAULTS = {"copy_bw": 5e9, "net_bw": 5e9, "msg_s": 2e-6, "match_s": 5e-8, "coll_s": 5e-6,
+            "write_bw": 1e9, "fs_bw": 5e9, "req_s": 2e-5, "file_s": 2e-3, "open_s": 1e-3}
+FREE = ("copy_bw", "net_bw", "msg_s", "coll_s", "write_bw", "fs_bw", "req_s", "file_s",
+        "open_s")
+
+
+def fastest(records: list) -> list:
+    """One record per (hints, processes): the one with the least blocked time."""
+    best = {}
+    for r in records:
+        key = (r.get("hints_model") or r["hints"], int(r["ranks"]["model"]) + int(r["ranks"]["io"]))
+        if key not in best or r["output_blocked_s"] < best[key]["output_blocked_s"]:
+            best[key] = r
+    return list(best.values())
+
+
+def record_strategy(rec: dict) -> Strategy:
+    return Strategy.parse(rec.get("hints_model") or rec["hints"])
+
+
+def record_ranks(rec: dict) -> int:
+    return int(rec["ranks"]["model"]) + int(rec["ranks"]["io"])
+
+
+def rows_of(rec: dict, base: Profile) -> list:
+    """(amounts, measured seconds, oversubscription) rows one run gives."""
+    case = case_from_record(rec)
+    strat = record_strategy(rec)
+    n = record_ranks(rec)
+    over = base.oversubscription(n)
+    rows = []
+    if strat.name == "servers":
+        model, px, py = grid(case, strat, n)
+        w = Amounts().plus(server_frame(case, strat, base, model, px, py), case.outputs)
+        w.plus(file_cost(case, Strategy("aggregate", aggregators=strat.io_tasks),
+                         strat.io_tasks), case.files)
+        w = Amounts({k: v for k, v in w.items() if k in WRITE_KEYS})
+        srv = float(rec.get("library", {}).get("server_writer_s", 0.0) or rec.get("writer_s", 0))
+        if srv > 0:
+            rows.append((w, srv, over))
+        return rows
+    a = run_amounts(case, strat, base, n)
+    rows.append((a, float(rec["output_blocked_s"]), over))
+    w = Amounts({k: v for k, v in a.items() if k in WRITE_KEYS})
+    if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split"):
+        rows.append((w, float(rec["writer_s"]), over))
+    return rows
+
+
+def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> Profile:
+    base = Profile(name=name, values=dict(DEFAULTS), cores=cores, cb_nodes=0,
+                   description="calibrated with tessera-bench runs",
+                   source="tessera model calibrate")
+    rows = [row for r in fastest(records) for row in rows_of(r, base)]
+    if not rows:
+        raise ValueError("no usable runs to calibrate from")
+    prof = fit([a.vector() for a, _, _ in rows], [t for _, t, _ in rows], base, tuple(free),
+               [o for _, _, o in rows])
+    prof.fitted = sorted({f"{record_strategy(r).label()}@{record_ranks(r)}"
+                          for r in fastest(records)})
+    return prof
