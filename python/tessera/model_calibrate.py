@@ -9,13 +9,16 @@ fit (model_fit) over two kinds of rows per run:
   - the writers' time (writer_s, or the servers' writer time): the file
     system part alone, which separates write rates from data movement.
 Runs are repeated and the fastest kept: on a shared machine the minimum is
-the run least disturbed by other jobs.
+the run least disturbed by other jobs. (Each run's compute stretch,
+model_predict.observed_stretch, is reported alongside as a measure of how
+disturbed it was; it is not used to correct the times, because output waits
+on other ranks do not stretch like compute does.)
 """
 from __future__ import annotations
 
 from .model_case import case_from_record
 from .model_fit import fit
-from .model_predict import WRITE_KEYS, run_amounts
+from .model_predict import WRITE_KEYS, observed_stretch, run_amounts
 from .model_profile import Profile
 from .model_strategy import Amounts, Strategy, file_cost, grid, server_frame
 
@@ -31,12 +34,45 @@ FREE = ("copy_bw", "net_bw", "msg_s", "coll_s", "write_bw", "fs_bw", "req_s", "f
         "open_s")
 
 
+def case_key(rec: dict) -> tuple:
+    return tuple(rec.get(k) for k in ("nx", "ny", "nz", "steps", "output_every", "sweeps",
+                                      "schema"))
+
+
+def work_of(records: list) -> dict:
+    """Kernel work (s of one core) per case: the least compute time x model
+    ranks over the runs of that case (a lone rank on a quiet core)."""
+    work = {}
+    for r in records:
+        w = float(r.get("compute_s", 0)) * int(r["ranks"]["model"])
+        k = case_key(r)
+        if w > 0 and (k not in work or w < work[k]):
+            work[k] = w
+    return work
+
+
+def stretch_of(rec: dict, work: dict) -> float:
+    return observed_stretch(rec, work.get(case_key(rec), 0.0))
+
+
 def fastest(records: list) -> list:
     """One record per (hints, processes): the one with the least blocked time."""
     best = {}
     for r in records:
-        key = (r.get("hints_model") or r["hints"], int(r["ranks"]["model"]) + int(r["ranks"]["io"]))
+        key = (r.get("hints_model") or r["hints"], record_ranks(r))
         if key not in best or r["output_blocked_s"] < best[key]["output_blocked_s"]:
+            best[key] = r
+    return list(best.values())
+
+
+def quietest(records: list) -> list:
+    """One record per (hints, processes): the one whose compute was stretched
+    least by other jobs (the cleanest measurement of that configuration)."""
+    work = work_of(records)
+    best = {}
+    for r in records:
+        key = (r.get("hints_model") or r["hints"], record_ranks(r))
+        if key not in best or stretch_of(r, work) < stretch_of(best[key], work):
             best[key] = r
     return list(best.values())
 
@@ -49,12 +85,11 @@ def record_ranks(rec: dict) -> int:
     return int(rec["ranks"]["model"]) + int(rec["ranks"]["io"])
 
 
-def rows_of(rec: dict, base: Profile) -> list:
-    """(amounts, measured seconds, oversubscription) rows one run gives."""
+def rows_of(rec: dict, base: Profile, over: float) -> list:
+    """(amounts, measured seconds, stretch) rows one run gives."""
     case = case_from_record(rec)
     strat = record_strategy(rec)
     n = record_ranks(rec)
-    over = base.oversubscription(n)
     rows = []
     if strat.name == "servers":
         model, px, py = grid(case, strat, n)
@@ -78,7 +113,8 @@ def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> P
     base = Profile(name=name, values=dict(DEFAULTS), cores=cores, cb_nodes=0,
                    description="calibrated with tessera-bench runs",
                    source="tessera model calibrate")
-    rows = [row for r in fastest(records) for row in rows_of(r, base)]
+    rows = [row for r in fastest(records)
+            for row in rows_of(r, base, base.oversubscription(record_ranks(r)))]
     if not rows:
         raise ValueError("no usable runs to calibrate from")
     prof = fit([a.vector() for a, _, _ in rows], [t for _, t, _ in rows], base, tuple(free),

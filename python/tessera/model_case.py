@@ -54,6 +54,8 @@ class Var:
     shape: tuple
     esize: int
     decomposed: bool
+    ystag: int = 0        # the last tile along y (x) has one more point (staggered grid)
+    xstag: int = 0
 
     @property
     def bytes(self) -> int:
@@ -125,13 +127,21 @@ def process_grid(case: Case, ranks: int, px: int = 0, py: int = 0) -> tuple:
     return (a, b) if case.nx >= case.ny else (b, a)
 
 
-def tile_start(n: int, p: int, c: int) -> int:
-    base, rem = divmod(n, p)
-    return c * base + min(c, rem)
+def tile_range(n: int, p: int, c: int, stag: int = 0) -> tuple:
+    """(start, count) of tile c of p along an axis of n points: bench_tile()
+    cuts the unstaggered n - stag points, remainder to the first tiles, and
+    gives a staggered axis' extra point to the last tile."""
+    base, rem = divmod(n - stag, p)
+    start = c * base + min(c, rem)
+    count = base + (1 if c < rem else 0) + (stag if c == p - 1 else 0)
+    return start, count
 
 
-def tile_of(n: int, p: int, i: int) -> int:
-    """The tile index holding global index i (inverse of tile_start)."""
+def tile_of(n: int, p: int, i: int, stag: int = 0) -> int:
+    """The tile index holding global index i (inverse of tile_range)."""
+    n -= stag
+    if i >= n:
+        return p - 1
     base, rem = divmod(n, p)
     if base == 0:
         return min(i, p - 1)
@@ -139,13 +149,13 @@ def tile_of(n: int, p: int, i: int) -> int:
     return i // (base + 1) if i < big else rem + (i - big) // base
 
 
-def tiles_touched(n: int, p: int, lo: int, hi: int) -> int:
+def tiles_touched(n: int, p: int, lo: int, hi: int, stag: int = 0) -> int:
     """How many of p tiles of an n-long axis overlap [lo, hi)."""
     if hi <= lo:
         return 0
     if hi - lo >= n:
         return min(p, n)
-    return tile_of(n, p, hi - 1) - tile_of(n, p, lo) + 1
+    return tile_of(n, p, hi - 1, stag) - tile_of(n, p, lo, stag) + 1
 
 
 def _split_depth(shape: tuple, n: int) -> tuple:
@@ -189,18 +199,57 @@ def slab_fanins(var: Var, npieces: int, px: int, py: int) -> list:
             out.append((px * py, nbytes))
         elif k == nd - 1:          # rows of y inside planes (may wrap one plane)
             y0, y1 = lo % ny, (hi - 1) % ny + 1
+            ys = var.ystag
             if hi - lo >= ny:
                 ty = py
             elif y1 > y0:
-                ty = tiles_touched(ny, py, y0, y1)
+                ty = tiles_touched(ny, py, y0, y1, ys)
             else:                  # wraps: the end of one plane, the start of the next
-                ty = min(py, tiles_touched(ny, py, y0, ny) + tiles_touched(ny, py, 0, y1))
+                ty = min(py, tiles_touched(ny, py, y0, ny, ys) + tiles_touched(ny, py, 0, y1, ys))
             out.append((ty * px, nbytes))
         else:                      # pieces smaller than one row of x
             x0, x1 = lo % nx, (hi - 1) % nx + 1
-            tx = tiles_touched(nx, px, x0, x1) if x1 > x0 else min(px, 2)
+            tx = tiles_touched(nx, px, x0, x1, var.xstag) if x1 > x0 else min(px, 2)
             out.append((tx, nbytes))
     return out
+
+
+def range_boxes(shape: tuple, lo: int, hi: int, depth: int = 0) -> int:
+    """Boxes tsr__flat_range_boxes cuts the flat row range [lo, hi) into
+    (src/plan/box.c: a partial first row, a block of whole rows, a partial
+    last row, recursively)."""
+    if hi <= lo:
+        return 0
+    inner = math.prod(shape[depth + 1:])
+    a, b, alo, bhi = lo // inner, hi // inner, lo % inner, hi % inner
+    if a == b:
+        return range_boxes(shape, alo, bhi, depth + 1)
+    n = 0
+    if alo:
+        n += range_boxes(shape, alo, inner, depth + 1)
+        a += 1
+    if b > a:
+        n += 1
+    if bhi:
+        n += range_boxes(shape, 0, bhi, depth + 1)
+    return n
+
+
+def piece_rows(var: Var, npieces: int, p: int) -> tuple:
+    """(k, lo, hi, unit): piece p covers flat rows [lo, hi) of the first k
+    dimensions, each row `unit` elements (tsr__layout_slabs)."""
+    k, rows, unit = _split_depth(var.shape, npieces)
+    return k, rows * p // npieces, rows * (p + 1) // npieces, unit
+
+
+def boxes(var: Var, npieces: int) -> int:
+    """Write requests for one frame of var cut into npieces slabs: one per
+    box of each piece (a piece that is not whole rows is several boxes)."""
+    n = 0
+    for p in range(npieces):
+        k, lo, hi, _ = piece_rows(var, npieces, p)
+        n += range_boxes(var.shape[:k], lo, hi) if k else int(hi > lo)
+    return n
 
 
 def tile_bytes_max(case: Case, px: int, py: int) -> int:
@@ -208,9 +257,8 @@ def tile_bytes_max(case: Case, px: int, py: int) -> int:
     takes the remainder; staggered fields add one point on the last)."""
     total = 0
     for v in case.decomposed():
-        ny, nx = v.shape[-2], v.shape[-1]
-        ty = -(-ny // py)
-        tx = -(-nx // px)
+        ty = max(tile_range(v.shape[-2], py, c, v.ystag)[1] for c in (0, py - 1))
+        tx = max(tile_range(v.shape[-1], px, c, v.xstag)[1] for c in (0, px - 1))
         total += math.prod(v.shape[:-2]) * ty * tx * v.esize
     return total
 
@@ -229,7 +277,9 @@ def vars_from(defs, nx: int, ny: int, nz: int, fixed: dict) -> list:
     for name, typ, dims in defs:
         shape = tuple(_resize(d, nx, ny, nz, fixed) for d in dims)
         horiz = any(d in X_DIMS or d in Y_DIMS for d in dims)
-        out.append(Var(name, shape, ESIZE[typ], horiz))
+        ystag = int(any(Y_DIMS.get(d) == 1 for d in dims))
+        xstag = int(any(X_DIMS.get(d) == 1 for d in dims))
+        out.append(Var(name, shape, ESIZE[typ], horiz, ystag, xstag))
     return out
 
 

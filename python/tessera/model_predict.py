@@ -104,9 +104,12 @@ def _timeline(frames: int, fpf: int, groups: int, interval: float, handoff: floa
     return blocked + drain, drain, max(0.0, busy - waited)
 
 
-def predict(case: Case, strat: Strategy, profile: Profile, ranks: int) -> Prediction:
+def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
+            stretch: float = 0.0) -> Prediction:
+    """`stretch`: how much slower than a lone rank on its own core each rank
+    runs (default: the profile's cores rule; `observed_stretch` measures it)."""
     model, px, py = grid(case, strat, ranks)
-    over = profile.oversubscription(ranks)
+    over = stretch or profile.oversubscription(ranks)
     compute = case.step_time(model) * case.steps
     mem_w, mem_r = memory(case, strat, profile, ranks)
     if strat.name != "servers":
@@ -131,3 +134,14 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int) -> Predic
     return Prediction(strat.label(), ranks, model, blocked, blocked / case.outputs,
                       (write * case.outputs + oc * case.files), hidden, drain, compute,
                       case.other_s + compute + blocked, mem_w, mem_r)
+
+
+def observed_stretch(rec: dict, work_s: float) -> float:
+    """How much a run's CPU work was stretched, measured on its own compute:
+    `work_s` is the kernel's total work (compute_s of a lone rank), so with
+    M model ranks each should have taken work_s / M; other jobs on the
+    machine and oversubscription make compute_s longer by this factor."""
+    model = int(rec["ranks"]["model"])
+    if work_s <= 0 or float(rec.get("compute_s", 0)) <= 0:
+        return 1.0
+    return max(1.0, float(rec["compute_s"]) * model / work_s)

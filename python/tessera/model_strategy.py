@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .model_case import Case, process_grid, slab_count, slab_fanins, tile_bytes_max
+from .model_case import Case, boxes, process_grid, slab_count, slab_fanins, tile_bytes_max
 from .model_profile import KEYS, Profile
 
 
@@ -188,7 +188,8 @@ def serial_frame(case: Case, strat: Strategy, ranks: int, px: int, py: int) -> A
         n = slab_count(v.shape, max(1, strat.slab_bytes // v.esize))
         for m, b in slab_fanins(v, n, px, py):
             a.plus(fan_in(m, b, own if m == ranks else 0.0))
-            a.plus(stream_write(b, 1, b, 1))
+            a.plus(stream_write(b, 1, b, 0))
+        a.add("req_s", boxes(v, n))                  # one request per box of each slab
     return a.plus(replicated_write(case, 1, 1))
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 
 from . import model_published as pub
-from .model_calibrate import calibrate, fastest, record_ranks, record_strategy
+from .model_calibrate import (calibrate, fastest, record_ranks, record_strategy, stretch_of,
+                              work_of)
 from .model_case import bench_case, case_from_record
 from .model_fit import fit
 from .model_predict import predict, run_amounts
@@ -151,34 +152,41 @@ def note2002(png: str | None = None, out=print) -> dict:
 def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | None = None,
          out=print) -> dict:
     """Calibrate on the runs with at most calib_max_ranks processes, predict
-    every run's blocked time; returns {'profile', 'points'}."""
+    the others; each configuration is shown by its fastest run, with the CPU
+    stretch that run measured on its own compute (1 = a quiet core per rank)."""
     cores = cores or os.cpu_count() or 1
-    best = fastest(records)
-    cal = [r for r in best if record_ranks(r) <= calib_max_ranks]
+    work = work_of(records)
+    cal = [r for r in records if record_ranks(r) <= calib_max_ranks]
     prof = calibrate(cal, cores=cores)
     rows, points, series, measured = [], [], {}, {}
-    for r in sorted(best, key=lambda r: (record_strategy(r).label(), record_ranks(r))):
+    for r in sorted(fastest(records), key=lambda r: (record_strategy(r).label(),
+                                                      record_ranks(r))):
         strat, n = record_strategy(r), record_ranks(r)
+        st = stretch_of(r, work)
         p = predict(case_from_record(r), strat, prof, n)
         m = float(r["output_blocked_s"])
         e = err_pct(p.blocked_s, m)
         fitted = n <= calib_max_ranks
-        points.append({"strategy": strat.label(), "ranks": n, "measured": m,
+        reps = sum(1 for x in records if record_strategy(x) == strat and record_ranks(x) == n)
+        points.append({"strategy": strat.label(), "ranks": n, "measured": m, "stretch": st,
                        "predicted": p.blocked_s, "err_pct": e, "fitted": fitted})
-        rows.append([strat.label(), n, f"{m:.3f}", f"{p.blocked_s:.3f}", f"{e:+.1f} %",
-                     "calibration" if fitted else ""])
+        rows.append([strat.label(), n, reps, f"{st:.2f}", f"{m:.3f}", f"{p.blocked_s:.3f}",
+                     f"{e:+.1f} %", "calibration" if fitted else ""])
         xs, ys = series.setdefault(strat.label(), ([], []))
         xs.append(n)
         ys.append(p.blocked_s)
         mx, my = measured.setdefault(strat.label(), ([], []))
         mx.append(n)
         my.append(m)
-    out(table("this machine: output blocked time, measured (fastest of the repeats) vs "
-              "predicted", ["strategy", "ranks", "measured s", "predicted s", "error", ""],
-              rows, right_from=1))
+    out(table(f"this machine ({cores} cores): output blocked time of tessera-bench, fastest "
+              "of the runs vs predicted", ["strategy", "procs", "runs", "stretch", "measured s",
+                                           "predicted s", "error", ""], rows, right_from=1))
+    out("stretch: that run's compute time x model ranks / the kernel's work (1: a quiet core "
+        "per rank; more: other jobs or oversubscription slowed it)")
     free = [p for p in points if not p["fitted"]]
     ok = [p for p in free if abs(p["err_pct"]) <= GOAL_PCT]
     out(f"not used for calibration: {len(ok)} of {len(free)} within {GOAL_PCT:.0f} %")
+    out("profile: " + ", ".join(f"{k}={v:.3g}" for k, v in prof.values.items()))
     if png:
         lines_chart(png, "this machine: output blocked time, model vs tessera-bench",
                     "processes", "blocked time (s)", series, measured)
