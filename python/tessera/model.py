@@ -113,9 +113,44 @@ def cmd_predict(args) -> int:
     return 0
 
 
-def cmd_calibrate(args) -> int:
-    from .model_calibrate import CALIBRATION, calibrate
+def run_with_stats(command: list, hints: list) -> list:
+    """Run the user's own command (launcher included) once per hint string
+    with TESSERA_HINTS and TESSERA_STATS_FILE set; its statistics records."""
+    import subprocess
+    import tempfile
 
+    from .stats import read_records
+
+    out = []
+    for h in hints:
+        with tempfile.TemporaryDirectory(prefix="tsr-model-") as tmp:
+            sf = os.path.join(tmp, "stats.jsonl")
+            env = dict(os.environ, TESSERA_HINTS=h, TESSERA_STATS_FILE=sf)
+            p = subprocess.run(command, env=env, capture_output=True, text=True)
+            if p.returncode != 0 or not os.path.exists(sf):
+                raise RunError(f"{' '.join(command)} with TESSERA_HINTS={h}: exit {p.returncode}")
+            out += read_records(sf)[0]
+            print(f"  {h}: {len(out)} records so far")
+    return out
+
+
+def cmd_calibrate(args) -> int:
+    from .model_calibrate import CALIBRATION, calibrate, calibrate_from_stats
+
+    command = args.command[1:] if args.command and args.command[0] == "--" else args.command
+    if args.stats:
+        if not command:
+            print("tessera model calibrate: --stats needs -- COMMAND", file=sys.stderr)
+            return 2
+        try:
+            recs = run_with_stats(command, args.stats_hints.split(","))
+        except RunError as e:
+            print(f"tessera model calibrate: {e}", file=sys.stderr)
+            return 1
+        prof = calibrate_from_stats(recs, model_profile.load(args.base), name=args.name)
+        print(model_profile.describe(prof))
+        print("profile:", model_profile.save(prof, args.out))
+        return 0
     records = []
     for f in args.records or []:
         records += load_records(f)
@@ -123,7 +158,6 @@ def cmd_calibrate(args) -> int:
         strategies = [Strategy.parse(h) for h in CALIBRATION]
         opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
                 "output_every": args.output_every, "schema": args.schema}
-        command = args.command[1:] if args.command and args.command[0] == "--" else args.command
         print(f"calibrating: {len(strategies)} strategies x {args.np} processes x "
               f"{args.repeat} repeats")
         try:
@@ -188,8 +222,16 @@ def parser():
     ca.add_argument("--cores", type=int, default=0, help="cores of the machine (default: all)")
     ca.add_argument("--name", default="here")
     ca.add_argument("--out", default=os.path.join(model_profile.PROFILE_DIR, "here.json"))
+    ca.add_argument("--stats", action="store_true",
+                    help="run -- COMMAND (the user's own model, launcher included) under "
+                         "TESSERA_STATS_FILE and refit the file-system parameters of --base")
+    ca.add_argument("--stats-hints", default="strategy=serial,strategy=aggregate:aggregators=2,"
+                                             "strategy=direct",
+                    help="--stats: TESSERA_HINTS for each run, comma-separated groups")
+    ca.add_argument("--base", default="here", help="--stats: profile to start from")
     ca.add_argument("command", nargs=argparse.REMAINDER,
-                    help="-- COMMAND: a bench-compatible program to run instead")
+                    help="-- COMMAND: a program taking tessera-bench's options to run instead "
+                         "(or, with --stats, any program)")
     add_case_args(ca)
     ca.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
 

@@ -122,3 +122,37 @@ def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> P
     prof.fitted = sorted({f"{record_strategy(r).label()}@{record_ranks(r)}"
                           for r in fastest(records)})
     return prof
+
+
+# --- from TESSERA_STATS_FILE records (the user's own model) -----------------------
+
+STATS_FREE = ("write_bw", "fs_bw", "req_s", "file_s")
+
+
+def stats_rows(rec: dict) -> tuple | None:
+    """(amounts, writer seconds) of one statistics record: the busiest writer
+    wrote bytes/writers in requests/writers while all wrote `bytes`, and
+    created and closed the file."""
+    w = int(rec.get("writers") or 0)
+    t = float((rec.get("writer_s") or {}).get("max", 0.0))
+    b = float(rec.get("bytes") or 0)
+    if w <= 0 or t <= 0 or b <= 0:
+        return None
+    req = float((rec.get("counters") or {}).get("TSR_WRITES", 0))
+    a = Amounts().add("write_bw", b / w).add("fs_bw", b).add("req_s", req / w).add("file_s", 1)
+    return a, t
+
+
+def calibrate_from_stats(records: list, base: Profile, name: str = "stats") -> Profile:
+    """The file-system parameters of `base` refitted to the writers' times of
+    a model's own files (any model that sets TESSERA_STATS_FILE); the data
+    movement parameters stay as `base` has them."""
+    rows = [r for r in (stats_rows(x) for x in records) if r]
+    if not rows:
+        raise ValueError("no statistics record with writer time and bytes")
+    prof = fit([a.vector() for a, _ in rows], [t for _, t in rows], base, STATS_FREE)
+    prof.name = name
+    prof.description = f"{base.name} with its file-system parameters measured by a model's own runs"
+    prof.source = f"{base.source}; file system refitted to {len(rows)} TESSERA_STATS_FILE records"
+    prof.fitted = sorted({f"{r.get('strategy')}:{r.get('writers')} writers" for r in records})
+    return prof
