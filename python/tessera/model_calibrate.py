@@ -77,6 +77,11 @@ def quietest(records: list) -> list:
     return list(best.values())
 
 
+def background(rec: dict) -> float:
+    """Other busy processes measured around the run (model_runs.background)."""
+    return float(rec.get("model_background", 0.0) or 0.0)
+
+
 def record_strategy(rec: dict) -> Strategy:
     return Strategy.parse(rec.get("hints_model") or rec["hints"])
 
@@ -114,7 +119,7 @@ def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> P
                    description="calibrated with tessera-bench runs",
                    source="tessera model calibrate")
     rows = [row for r in fastest(records)
-            for row in rows_of(r, base, base.oversubscription(record_ranks(r)))]
+            for row in rows_of(r, base, base.oversubscription(record_ranks(r), background(r)))]
     if not rows:
         raise ValueError("no usable runs to calibrate from")
     prof = fit([a.vector() for a, _, _ in rows], [t for _, t, _ in rows], base, tuple(free),

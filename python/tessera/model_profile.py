@@ -68,9 +68,12 @@ class Profile:
     def theta(self) -> list:
         return [self.unit_cost(k) for k in KEYS]
 
-    def oversubscription(self, processes: int) -> float:
-        """How many processes share a core: CPU work stretches by this factor."""
-        return max(1.0, processes / self.cores) if self.cores > 0 else 1.0
+    def oversubscription(self, processes: int, background: float = 0.0) -> float:
+        """How many processes share a core (ours plus `background` other busy
+        ones): CPU work stretches by this factor."""
+        if self.cores <= 0:
+            return 1.0
+        return max(1.0, (processes + background) / self.cores)
 
     def to_json(self) -> dict:
         d = asdict(self)

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from .launch import find_bench, mpiexec_command
 from .model_strategy import Strategy
@@ -28,6 +29,19 @@ def bench_argv(case_opts: dict) -> list:
     return argv
 
 
+def background(seconds: float = 0.2) -> float:
+    """Other runnable processes on this machine, measured: spin one thread
+    for `seconds` and see what share of a core it got. With C cores and L
+    other busy processes a thread gets C/(L+1) of a core when L >= C, so
+    L = C/share - 1; a full core means none to speak of (0)."""
+    cores = os.cpu_count() or 1
+    w0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - w0 < seconds:
+        pass
+    share = (time.process_time() - c0) / max(1e-9, time.perf_counter() - w0)
+    return 0.0 if share >= 0.95 else max(0.0, cores / max(share, 1e-3) - 1.0)
+
+
 def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = None,
               mpiexec: str = "mpiexec", workdir: str | None = None, timeout: float = 600.0,
               command: list | None = None) -> dict:
@@ -44,13 +58,17 @@ def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = 
         prog = list(command) if command else [exe]
         argv = mpiexec_command(mpiexec, ranks) + prog + bench_argv(case_opts) + [
             "--hints", strat.hints(), "--out", out, "--json", js, "--quiet"]
+        before = background()
         p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        after = background()
         if p.returncode != 0 or not os.path.exists(js):
             tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or ["no message"]
             raise RunError(f"{strat.label()} on {ranks}: exit {p.returncode}: {tail[0]}")
         with open(js, encoding="utf-8") as fh:
             rec = json.load(fh)
         rec["hints_model"] = strat.hints()
+        # The CPU contention the run met, for predictions at the same load.
+        rec["model_background"] = round((before + after) / 2, 2)
         return rec
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

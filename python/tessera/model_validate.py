@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 
 from . import model_published as pub
-from .model_calibrate import (calibrate, fastest, record_ranks, record_strategy, stretch_of,
-                              work_of)
+from .model_calibrate import background, calibrate, fastest, record_ranks, record_strategy
 from .model_case import bench_case, case_from_record
 from .model_fit import fit
 from .model_predict import predict, run_amounts
@@ -152,26 +151,29 @@ def note2002(png: str | None = None, out=print) -> dict:
 def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | None = None,
          out=print) -> dict:
     """Calibrate on the runs with at most calib_max_ranks processes, predict
-    the others; each configuration is shown by its fastest run, with the CPU
-    stretch that run measured on its own compute (1 = a quiet core per rank)."""
+    the others. Each configuration is shown by its fastest run, predicted at
+    the CPU contention measured around that run (other busy processes on the
+    machine, model_runs.background) and for an idle machine."""
     cores = cores or os.cpu_count() or 1
-    work = work_of(records)
     cal = [r for r in records if record_ranks(r) <= calib_max_ranks]
     prof = calibrate(cal, cores=cores)
     rows, points, series, measured = [], [], {}, {}
     for r in sorted(fastest(records), key=lambda r: (record_strategy(r).label(),
                                                       record_ranks(r))):
         strat, n = record_strategy(r), record_ranks(r)
-        st = stretch_of(r, work)
-        p = predict(case_from_record(r), strat, prof, n)
+        bg = background(r)
+        case = case_from_record(r)
+        p = predict(case, strat, prof, n, stretch=prof.oversubscription(n, bg))
+        idle = predict(case, strat, prof, n)
         m = float(r["output_blocked_s"])
         e = err_pct(p.blocked_s, m)
         fitted = n <= calib_max_ranks
         reps = sum(1 for x in records if record_strategy(x) == strat and record_ranks(x) == n)
-        points.append({"strategy": strat.label(), "ranks": n, "measured": m, "stretch": st,
-                       "predicted": p.blocked_s, "err_pct": e, "fitted": fitted})
-        rows.append([strat.label(), n, reps, f"{st:.2f}", f"{m:.3f}", f"{p.blocked_s:.3f}",
-                     f"{e:+.1f} %", "calibration" if fitted else ""])
+        points.append({"strategy": strat.label(), "ranks": n, "measured": m, "background": bg,
+                       "predicted": p.blocked_s, "err_pct": e, "fitted": fitted,
+                       "predicted_idle": idle.blocked_s})
+        rows.append([strat.label(), n, reps, f"{bg:.1f}", f"{m:.3f}", f"{p.blocked_s:.3f}",
+                     f"{e:+.1f} %", f"{idle.blocked_s:.3f}", "calibration" if fitted else ""])
         xs, ys = series.setdefault(strat.label(), ([], []))
         xs.append(n)
         ys.append(p.blocked_s)
@@ -179,10 +181,11 @@ def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | Non
         mx.append(n)
         my.append(m)
     out(table(f"this machine ({cores} cores): output blocked time of tessera-bench, fastest "
-              "of the runs vs predicted", ["strategy", "procs", "runs", "stretch", "measured s",
-                                           "predicted s", "error", ""], rows, right_from=1))
-    out("stretch: that run's compute time x model ranks / the kernel's work (1: a quiet core "
-        "per rank; more: other jobs or oversubscription slowed it)")
+              "run vs predicted", ["strategy", "procs", "runs", "other load", "measured s",
+                                   "predicted s", "error", "idle machine s", ""], rows,
+              right_from=1))
+    out("other load: busy processes of other jobs measured around the run; predicted at that "
+        "load; 'idle machine': the same with no other load")
     free = [p for p in points if not p["fitted"]]
     ok = [p for p in free if abs(p["err_pct"]) <= GOAL_PCT]
     out(f"not used for calibration: {len(ok)} of {len(free)} within {GOAL_PCT:.0f} %")
