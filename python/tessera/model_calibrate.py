@@ -8,17 +8,16 @@ fit (model_fit) over two kinds of rows per run:
     strategy costs the model;
   - the writers' time (writer_s, or the servers' writer time): the file
     system part alone, which separates write rates from data movement.
-Runs are repeated and the fastest kept: on a shared machine the minimum is
-the run least disturbed by other jobs. (Each run's compute stretch,
-model_predict.observed_stretch, is reported alongside as a measure of how
-disturbed it was; it is not used to correct the times, because output waits
-on other ranks do not stretch like compute does.)
+Runs are repeated and the fastest kept (on a shared machine, the run least
+disturbed by other jobs); each is explained at the CPU load measured around
+it (model_runs.background: other busy processes), so runs taken at
+different loads fit one profile.
 """
 from __future__ import annotations
 
 from .model_case import case_from_record
 from .model_fit import fit
-from .model_predict import WRITE_KEYS, observed_stretch, run_amounts
+from .model_predict import WRITE_KEYS, run_amounts
 from .model_profile import Profile
 from .model_strategy import Amounts, Strategy, file_cost, grid, server_frame
 
@@ -29,30 +28,10 @@ CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggrega
 #: Starting values: parameters a short run on few ranks cannot see keep these
 #: (match_s needs fan-ins of hundreds of ranks; coll_s is refitted).
 DEFAULTS = {"copy_bw": 5e9, "net_bw": 5e9, "msg_s": 2e-6, "match_s": 5e-8, "coll_s": 5e-6,
-            "write_bw": 1e9, "fs_bw": 5e9, "req_s": 2e-5, "file_s": 2e-3, "open_s": 1e-3}
+            "write_bw": 1e9, "fs_bw": 5e9, "req_s": 2e-5, "file_s": 2e-3, "open_s": 1e-3,
+            "slice_s": 1e-3}
 FREE = ("copy_bw", "net_bw", "msg_s", "coll_s", "write_bw", "fs_bw", "req_s", "file_s",
-        "open_s")
-
-
-def case_key(rec: dict) -> tuple:
-    return tuple(rec.get(k) for k in ("nx", "ny", "nz", "steps", "output_every", "sweeps",
-                                      "schema"))
-
-
-def work_of(records: list) -> dict:
-    """Kernel work (s of one core) per case: the least compute time x model
-    ranks over the runs of that case (a lone rank on a quiet core)."""
-    work = {}
-    for r in records:
-        w = float(r.get("compute_s", 0)) * int(r["ranks"]["model"])
-        k = case_key(r)
-        if w > 0 and (k not in work or w < work[k]):
-            work[k] = w
-    return work
-
-
-def stretch_of(rec: dict, work: dict) -> float:
-    return observed_stretch(rec, work.get(case_key(rec), 0.0))
+        "open_s", "slice_s")
 
 
 def fastest(records: list) -> list:
@@ -61,18 +40,6 @@ def fastest(records: list) -> list:
     for r in records:
         key = (r.get("hints_model") or r["hints"], record_ranks(r))
         if key not in best or r["output_blocked_s"] < best[key]["output_blocked_s"]:
-            best[key] = r
-    return list(best.values())
-
-
-def quietest(records: list) -> list:
-    """One record per (hints, processes): the one whose compute was stretched
-    least by other jobs (the cleanest measurement of that configuration)."""
-    work = work_of(records)
-    best = {}
-    for r in records:
-        key = (r.get("hints_model") or r["hints"], record_ranks(r))
-        if key not in best or stretch_of(r, work) < stretch_of(best[key], work):
             best[key] = r
     return list(best.values())
 
@@ -90,8 +57,8 @@ def record_ranks(rec: dict) -> int:
     return int(rec["ranks"]["model"]) + int(rec["ranks"]["io"])
 
 
-def rows_of(rec: dict, base: Profile, over: float) -> list:
-    """(amounts, measured seconds, stretch) rows one run gives."""
+def rows_of(rec: dict, base: Profile) -> list:
+    """(amounts at the run's load, measured seconds) rows one run gives."""
     case = case_from_record(rec)
     strat = record_strategy(rec)
     n = record_ranks(rec)
@@ -104,13 +71,13 @@ def rows_of(rec: dict, base: Profile, over: float) -> list:
         w = Amounts({k: v for k, v in w.items() if k in WRITE_KEYS})
         srv = float(rec.get("library", {}).get("server_writer_s", 0.0) or rec.get("writer_s", 0))
         if srv > 0:
-            rows.append((w, srv, over))
+            rows.append((w.loaded(base, n, background(rec)), srv))
         return rows
     a = run_amounts(case, strat, base, n)
-    rows.append((a, float(rec["output_blocked_s"]), over))
+    rows.append((a.loaded(base, n, background(rec)), float(rec["output_blocked_s"])))
     w = Amounts({k: v for k, v in a.items() if k in WRITE_KEYS})
     if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split"):
-        rows.append((w, float(rec["writer_s"]), over))
+        rows.append((w.loaded(base, n, background(rec)), float(rec["writer_s"])))
     return rows
 
 
@@ -118,12 +85,10 @@ def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> P
     base = Profile(name=name, values=dict(DEFAULTS), cores=cores, cb_nodes=0,
                    description="calibrated with tessera-bench runs",
                    source="tessera model calibrate")
-    rows = [row for r in fastest(records)
-            for row in rows_of(r, base, base.oversubscription(record_ranks(r), background(r)))]
+    rows = [row for r in fastest(records) for row in rows_of(r, base)]
     if not rows:
         raise ValueError("no usable runs to calibrate from")
-    prof = fit([a.vector() for a, _, _ in rows], [t for _, t, _ in rows], base, tuple(free),
-               [o for _, _, o in rows])
+    prof = fit([a.vector() for a, _ in rows], [t for _, t in rows], base, tuple(free))
     prof.fitted = sorted({f"{record_strategy(r).label()}@{record_ranks(r)}"
                           for r in fastest(records)})
     return prof

@@ -105,25 +105,28 @@ def _timeline(frames: int, fpf: int, groups: int, interval: float, handoff: floa
 
 
 def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
-            stretch: float = 0.0) -> Prediction:
-    """`stretch`: how much slower than a lone rank on its own core each rank
-    runs (default: the profile's cores rule; `observed_stretch` measures it)."""
+            background: float = 0.0) -> Prediction:
+    """`background`: other busy processes sharing the profile's cores (0 on a
+    machine of one's own; model_runs.background measures it)."""
     model, px, py = grid(case, strat, ranks)
-    over = stretch or profile.oversubscription(ranks)
+
+    def secs(a: Amounts) -> float:
+        return a.loaded(profile, ranks, background).seconds(profile)
+
     compute = case.step_time(model) * case.steps
     mem_w, mem_r = memory(case, strat, profile, ranks)
     if strat.name != "servers":
         a = run_amounts(case, strat, profile, ranks)
-        blocked = a.seconds(profile) * over
-        write = Amounts({k: a[k] for k in WRITE_KEYS if k in a}).seconds(profile) * over
+        blocked = secs(a)
+        write = secs(Amounts({k: a[k] for k in WRITE_KEYS if k in a}))
         return Prediction(strat.label(), ranks, model, blocked, blocked / case.outputs, write,
                           0.0, 0.0, compute, case.other_s + compute + blocked, mem_w, mem_r)
-    handoff = handoff_frame(case, strat, model, px, py).seconds(profile) * over
-    handoff += file_cost(case, Strategy("serial"), model).seconds(profile) * over \
+    handoff = secs(handoff_frame(case, strat, model, px, py))
+    handoff += secs(file_cost(case, Strategy("serial"), model)) \
         * case.files / case.outputs                  # define calls on the model side
-    write = server_frame(case, strat, profile, model, px, py).seconds(profile) * over
+    write = secs(server_frame(case, strat, profile, model, px, py))
     oc = file_cost(case, Strategy("aggregate", aggregators=strat.io_tasks), strat.io_tasks)
-    oc = Amounts({k: v for k, v in oc.items() if k != "coll_s"}).seconds(profile) * over
+    oc = secs(Amounts({k: v for k, v in oc.items() if k != "coll_s"}))
     tile = max(1, tile_bytes_max(case, px, py))
     cap = strat.buffer_bytes / tile
     if cap < 1:          # a frame larger than the ring: the rest waits for the servers
@@ -135,13 +138,3 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
                       (write * case.outputs + oc * case.files), hidden, drain, compute,
                       case.other_s + compute + blocked, mem_w, mem_r)
 
-
-def observed_stretch(rec: dict, work_s: float) -> float:
-    """How much a run's CPU work was stretched, measured on its own compute:
-    `work_s` is the kernel's total work (compute_s of a lone rank), so with
-    M model ranks each should have taken work_s / M; other jobs on the
-    machine and oversubscription make compute_s longer by this factor."""
-    model = int(rec["ranks"]["model"])
-    if work_s <= 0 or float(rec.get("compute_s", 0)) <= 0:
-        return 1.0
-    return max(1.0, float(rec["compute_s"]) * model / work_s)

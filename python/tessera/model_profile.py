@@ -42,6 +42,8 @@ PARAMS = (
     Param("file_s", "s", False, "create + close of one file (metadata)"),
     Param("open_s", "s", False, "one more process opening a shared file, or one more file "
                                 "created at once (metadata server load)"),
+    Param("slice_s", "s", False, "waiting for a peer that is not running, per message or "
+                                 "collective stage, when processes outnumber cores"),
 )
 KEYS = tuple(p.key for p in PARAMS)
 
@@ -74,6 +76,13 @@ class Profile:
         if self.cores <= 0:
             return 1.0
         return max(1.0, (processes + background) / self.cores)
+
+    def descheduled(self, processes: int, background: float = 0.0) -> float:
+        """The chance that a given peer is not running when we need it: the
+        share of runnable processes beyond the cores."""
+        if self.cores <= 0:
+            return 0.0
+        return max(0.0, 1.0 - self.cores / (processes + background))
 
     def to_json(self) -> dict:
         d = asdict(self)

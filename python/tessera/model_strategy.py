@@ -38,6 +38,15 @@ class Amounts(dict):
     def seconds(self, profile: Profile) -> float:
         return sum(self.get(k, 0.0) * profile.unit_cost(k) for k in KEYS)
 
+    def loaded(self, profile: Profile, processes: int, background: float = 0.0) -> "Amounts":
+        """These amounts on a machine where `processes` of ours and
+        `background` other busy processes share profile.cores: CPU work
+        stretches by the oversubscription, and every message and collective
+        stage may wait for a peer that is not running (slice_s)."""
+        out = self.scaled(profile.oversubscription(processes, background))
+        sync = self.get("msg_s", 0.0) + self.get("coll_s", 0.0)
+        return out.add("slice_s", sync * profile.descheduled(processes, background))
+
 
 @dataclass(frozen=True)
 class Strategy:

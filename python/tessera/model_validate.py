@@ -163,7 +163,7 @@ def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | Non
         strat, n = record_strategy(r), record_ranks(r)
         bg = background(r)
         case = case_from_record(r)
-        p = predict(case, strat, prof, n, stretch=prof.oversubscription(n, bg))
+        p = predict(case, strat, prof, n, background=bg)
         idle = predict(case, strat, prof, n)
         m = float(r["output_blocked_s"])
         e = err_pct(p.blocked_s, m)
