@@ -196,7 +196,10 @@ def cmd_validate(args) -> int:
                 records += run_matrix(strategies, int_list(args.np), opts, log=print)
             if args.save_runs:
                 print("runs:", save_records(records, args.save_runs))
-        mv.here(records, calib_max_ranks=args.calib_max, png=args.png)
+        res = mv.here(records, calib_ranks=tuple(int_list(args.calib_ranks)), png=args.png)
+        if args.record:
+            print("recorded:", mv.record_fixture(records, res, tuple(int_list(args.calib_ranks)),
+                                                 args.record))
     return 0
 
 
@@ -243,9 +246,13 @@ def parser():
     va.add_argument("--save-runs")
     va.add_argument("--np", default="1-6")
     va.add_argument("--repeat", type=int, default=3)
-    va.add_argument("--calib-max", type=int, default=2,
-                    help="here: calibrate on runs with at most this many processes (2)")
+    va.add_argument("--calib-ranks", default="1,2",
+                    help="here: calibrate on the runs with these process counts (1,2); the "
+                         "others are predicted")
     va.add_argument("--strategies", default="serial,direct,aggregate:2,split,servers:1x1")
+    va.add_argument("--record", metavar="DIR",
+                    help="here: write the fastest runs and the predictions as a test fixture "
+                         "(tests/python/fixtures/model)")
     add_case_args(va)
     va.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
     return p

@@ -19,7 +19,8 @@ from .model_case import case_from_record
 from .model_fit import fit
 from .model_predict import WRITE_KEYS, run_amounts
 from .model_profile import Profile
-from .model_strategy import Amounts, Strategy, file_cost, grid, server_frame
+from .model_strategy import (Amounts, Strategy, busy_ranks, file_cost, grid, handoff_frame,
+                             server_frame)
 
 #: Strategies a calibration runs, at every process count given.
 CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggregators=2",
@@ -71,13 +72,20 @@ def rows_of(rec: dict, base: Profile) -> list:
         w = Amounts({k: v for k, v in w.items() if k in WRITE_KEYS})
         srv = float(rec.get("library", {}).get("server_writer_s", 0.0) or rec.get("writer_s", 0))
         if srv > 0:
-            rows.append((w.loaded(base, n, background(rec)), srv))
+            rows.append((w.loaded(base, n, n, background(rec)), srv))
+        # Blocked time when the servers keep up: every hand-off, the define
+        # calls, and the drain (the last frame's write) at the end.
+        b = Amounts().plus(handoff_frame(case, strat, model, px, py), case.outputs)
+        b.plus(file_cost(case, Strategy("serial"), model), case.files)
+        b.plus(server_frame(case, strat, base, model, px, py))
+        rows.append((b.loaded(base, n, n, background(rec)), float(rec["output_blocked_s"])))
         return rows
     a = run_amounts(case, strat, base, n)
-    rows.append((a.loaded(base, n, background(rec)), float(rec["output_blocked_s"])))
+    busy = busy_ranks(strat, n)
+    rows.append((a.loaded(base, n, busy, background(rec)), float(rec["output_blocked_s"])))
     w = Amounts({k: v for k, v in a.items() if k in WRITE_KEYS})
     if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split"):
-        rows.append((w.loaded(base, n, background(rec)), float(rec["writer_s"])))
+        rows.append((w.loaded(base, n, busy, background(rec)), float(rec["writer_s"])))
     return rows
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from .model_case import Case, slab_count, tile_bytes_max
 from .model_profile import Profile
-from .model_strategy import (Amounts, Strategy, file_cost, grid, handoff_frame,
-                             aggregator_count, server_frame, sync_frame)
+from .model_strategy import (Amounts, Strategy, aggregator_count, busy_ranks, file_cost, grid,
+                             handoff_frame, server_frame, sync_frame)
 
 WRITE_KEYS = ("write_bw", "fs_bw", "req_s", "file_s", "open_s")
 
@@ -109,9 +109,11 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     """`background`: other busy processes sharing the profile's cores (0 on a
     machine of one's own; model_runs.background measures it)."""
     model, px, py = grid(case, strat, ranks)
+    # Servers: the model ranks compute (or hand off) while the servers write.
+    busy = busy_ranks(strat, model) if strat.name != "servers" else ranks
 
     def secs(a: Amounts) -> float:
-        return a.loaded(profile, ranks, background).seconds(profile)
+        return a.loaded(profile, ranks, busy, background).seconds(profile)
 
     compute = case.step_time(model) * case.steps
     mem_w, mem_r = memory(case, strat, profile, ranks)

@@ -55,6 +55,8 @@ class Profile:
     cores: int = 0                     # cores the job may use (0: one core per rank)
     cb_nodes: int = 0                  # MPI-IO aggregators of a shared-file collective write
     cb_buffer_bytes: int = 16 << 20    # MPI-IO two-phase buffer per aggregator
+    mpi_yield: bool = True             # waiting ranks yield their core once processes
+                                       # outnumber cores (Open MPI); else they spin
     description: str = ""
     source: str = ""
     fitted: list = field(default_factory=list)   # what the values were fitted from
@@ -70,19 +72,22 @@ class Profile:
     def theta(self) -> list:
         return [self.unit_cost(k) for k in KEYS]
 
-    def oversubscription(self, processes: int, background: float = 0.0) -> float:
-        """How many processes share a core (ours plus `background` other busy
-        ones): CPU work stretches by this factor."""
+    def contention(self, processes: int, busy: int, background: float = 0.0) -> tuple:
+        """(stretch, descheduled) for output work while `busy` of our
+        `processes` have work and `background` other processes are busy.
+        Ranks waiting in MPI spin, and so compete for the cores like busy
+        ones, unless the MPI library yields them: Open MPI does once the
+        processes outnumber the cores. CPU work stretches by the runnable
+        processes per core; a peer is not running when needed with the
+        chance that a runnable process has no core."""
         if self.cores <= 0:
-            return 1.0
-        return max(1.0, (processes + background) / self.cores)
+            return 1.0, 0.0
+        spin = not (self.mpi_yield and processes > self.cores)
+        runnable = (processes if spin else busy) + background
+        return max(1.0, runnable / self.cores), max(0.0, 1.0 - self.cores / max(runnable, 1e-9))
 
-    def descheduled(self, processes: int, background: float = 0.0) -> float:
-        """The chance that a given peer is not running when we need it: the
-        share of runnable processes beyond the cores."""
-        if self.cores <= 0:
-            return 0.0
-        return max(0.0, 1.0 - self.cores / (processes + background))
+    def oversubscription(self, processes: int, background: float = 0.0) -> float:
+        return self.contention(processes, processes, background)[0]
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -97,7 +102,8 @@ def from_theta(theta, base: Profile) -> Profile:
         t = float(t)
         values[p.key] = (1.0 / t if t > 0 else 0.0) if p.inverse else t
     return Profile(name=base.name, values=values, cores=base.cores, cb_nodes=base.cb_nodes,
-                   cb_buffer_bytes=base.cb_buffer_bytes, description=base.description,
+                   cb_buffer_bytes=base.cb_buffer_bytes, mpi_yield=base.mpi_yield,
+                   description=base.description,
                    source=base.source, fitted=list(base.fitted))
 
 
@@ -113,6 +119,7 @@ def load(name_or_path: str) -> Profile:
     return Profile(name=d.get("name", os.path.basename(path)), values=dict(d.get("values", {})),
                    cores=int(d.get("cores", 0)), cb_nodes=int(d.get("cb_nodes", 0)),
                    cb_buffer_bytes=int(d.get("cb_buffer_bytes", 16 << 20)),
+                   mpi_yield=bool(d.get("mpi_yield", True)),
                    description=d.get("description", ""), source=d.get("source", ""),
                    fitted=list(d.get("fitted", [])))
 

@@ -38,14 +38,16 @@ class Amounts(dict):
     def seconds(self, profile: Profile) -> float:
         return sum(self.get(k, 0.0) * profile.unit_cost(k) for k in KEYS)
 
-    def loaded(self, profile: Profile, processes: int, background: float = 0.0) -> "Amounts":
-        """These amounts on a machine where `processes` of ours and
-        `background` other busy processes share profile.cores: CPU work
-        stretches by the oversubscription, and every message and collective
+    def loaded(self, profile: Profile, processes: int, busy: int,
+               background: float = 0.0) -> "Amounts":
+        """These amounts on a machine where `processes` of ours (`busy` of
+        them working) and `background` other busy processes share
+        profile.cores: CPU work stretches, and every message and collective
         stage may wait for a peer that is not running (slice_s)."""
-        out = self.scaled(profile.oversubscription(processes, background))
+        stretch, desched = profile.contention(processes, busy, background)
+        out = self.scaled(stretch)
         sync = self.get("msg_s", 0.0) + self.get("coll_s", 0.0)
-        return out.add("slice_s", sync * profile.descheduled(processes, background))
+        return out.add("slice_s", sync * desched)
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,9 @@ def two_phase(case: Case, senders: int, px: int, py: int, aggregators: int,
         for m, b in slab_fanins(v, n, px, py):
             a.plus(fan_in(m, b, own=1.0 / senders if senders > 1 else 1.0), 1.0 / c)
         requests += n
-        a.add("coll_s", stages(senders))            # ROMIO's offset exchange per variable
+        # ROMIO's offset exchange per variable, and one all-to-all of the
+        # sizes per cycle, among all senders.
+        a.add("coll_s", stages(senders) * (1 + n / c))
     return a.plus(stream_write(total / c, c, total, requests / c))
 
 
@@ -171,7 +175,14 @@ def file_cost(case: Case, strat: Strategy, ranks: int) -> Amounts:
         a.add("open_s", ranks)
     elif strat.name == "aggregate":
         a.add("open_s", aggregator_count(strat, ranks))
-    return a
+    shared = {"direct": ranks, "aggregate": aggregator_count(strat, ranks)}.get(strat.name, 1)
+    # A shared file's MPI-IO open, PnetCDF's header broadcast at enddef and
+    # the close are collective among its writers: about SHARED_FILE_STAGES
+    # collective stages each way.
+    return a.add("coll_s", SHARED_FILE_STAGES * stages(shared))
+
+
+SHARED_FILE_STAGES = 6
 
 
 def aggregator_count(strat: Strategy, ranks: int) -> int:
@@ -284,6 +295,17 @@ def server_frame(case: Case, strat: Strategy, profile: Profile, model: int, px: 
     a.plus(two_phase(case, t, px, py, cb_nodes(strat, profile, t), profile.cb_buffer_bytes,
                      contiguous=True))
     return a.plus(replicated_write(case, 1, t))
+
+
+def busy_ranks(strat: Strategy, ranks: int) -> int:
+    """Processes with work while a synchronous strategy's output runs: the
+    serial writer alone (the others wait for its phases), the aggregators,
+    or every rank (direct's collective write, split's own files)."""
+    if strat.name == "serial":
+        return 1
+    if strat.name == "aggregate":
+        return aggregator_count(strat, ranks)
+    return ranks
 
 
 def grid(case: Case, strat: Strategy, ranks: int) -> tuple:

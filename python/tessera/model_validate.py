@@ -148,14 +148,13 @@ def note2002(png: str | None = None, out=print) -> dict:
 
 # --- this machine ------------------------------------------------------------------
 
-def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | None = None,
+def here(records: list, calib_ranks=(1, 2), cores: int = 0, png: str | None = None,
          out=print) -> dict:
-    """Calibrate on the runs with at most calib_max_ranks processes, predict
-    the others. Each configuration is shown by its fastest run, predicted at
+    """Calibrate on the runs with calib_ranks processes, predict the others. Each configuration is shown by its fastest run, predicted at
     the CPU contention measured around that run (other busy processes on the
     machine, model_runs.background) and for an idle machine."""
     cores = cores or os.cpu_count() or 1
-    cal = [r for r in records if record_ranks(r) <= calib_max_ranks]
+    cal = [r for r in records if record_ranks(r) in calib_ranks]
     prof = calibrate(cal, cores=cores)
     rows, points, series, measured = [], [], {}, {}
     for r in sorted(fastest(records), key=lambda r: (record_strategy(r).label(),
@@ -167,8 +166,10 @@ def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | Non
         idle = predict(case, strat, prof, n)
         m = float(r["output_blocked_s"])
         e = err_pct(p.blocked_s, m)
-        fitted = n <= calib_max_ranks
-        reps = sum(1 for x in records if record_strategy(x) == strat and record_ranks(x) == n)
+        fitted = n in calib_ranks
+        same = [float(x["output_blocked_s"]) for x in records
+                if record_strategy(x) == strat and record_ranks(x) == n]
+        reps = f"{len(same)} ({max(same) / min(same):.1f}x)" if len(same) > 1 else "1"
         points.append({"strategy": strat.label(), "ranks": n, "measured": m, "background": bg,
                        "predicted": p.blocked_s, "err_pct": e, "fitted": fitted,
                        "predicted_idle": idle.blocked_s})
@@ -181,7 +182,7 @@ def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | Non
         mx.append(n)
         my.append(m)
     out(table(f"this machine ({cores} cores): output blocked time of tessera-bench, fastest "
-              "run vs predicted", ["strategy", "procs", "runs", "other load", "measured s",
+              "run vs predicted", ["strategy", "procs", "runs (max/min)", "other load", "measured s",
                                    "predicted s", "error", "idle machine s", ""], rows,
               right_from=1))
     out("other load: busy processes of other jobs measured around the run; predicted at that "
@@ -195,3 +196,31 @@ def here(records: list, calib_max_ranks: int = 2, cores: int = 0, png: str | Non
                     "processes", "blocked time (s)", series, measured)
         out(f"chart: {png}")
     return {"profile": prof, "points": points}
+
+
+def record_fixture(records: list, res: dict, calib_ranks: tuple, directory: str) -> str:
+    """The fastest run of each configuration and what `here` predicted for
+    it, as tests/python/test_model_recorded.py reads them."""
+    import json
+
+    os.makedirs(directory, exist_ok=True)
+    keep = ("tessera_bench", "strategy", "hints", "hints_model", "ranks", "px", "py", "nx",
+            "ny", "nz", "steps", "output_every", "sweeps", "frames", "files", "frames_per_file",
+            "schema", "variables", "decomposed_variables", "wall_s", "compute_s",
+            "output_blocked_s", "output_total_s", "drain_s", "bytes", "writer_s", "library",
+            "model_background")
+    runs = [{k: r[k] for k in keep if k in r} for r in fastest(records)]
+    with open(os.path.join(directory, "runs.json"), "w", encoding="utf-8") as fh:
+        json.dump({"runs": runs}, fh, indent=1)
+        fh.write("\n")
+    pts = res["points"]
+    expected = {"cores": res["profile"].cores, "calib_ranks": list(calib_ranks),
+                "predicted": {f"{p['strategy']}@{p['ranks']}": round(p["predicted"], 6)
+                              for p in pts},
+                "within_goal": sorted(f"{p['strategy']}@{p['ranks']}" for p in pts
+                                      if not p["fitted"] and abs(p["err_pct"]) <= GOAL_PCT)}
+    path = os.path.join(directory, "expected.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(expected, fh, indent=1)
+        fh.write("\n")
+    return path
