@@ -197,6 +197,10 @@ def cmd_validate(args) -> int:
             if args.save_runs:
                 print("runs:", save_records(records, args.save_runs))
         res = mv.here(records, calib_ranks=tuple(int_list(args.calib_ranks)), png=args.png)
+        if args.save_profile:
+            res["profile"].description = ("the 2-core development machine (Open MPI, page "
+                                          "cache), calibrated with tessera-bench runs")
+            print("profile:", model_profile.save(res["profile"], args.save_profile))
         if args.record:
             print("recorded:", mv.record_fixture(records, res, tuple(int_list(args.calib_ranks)),
                                                  args.record))
@@ -241,7 +245,7 @@ def parser():
     va = sub.add_parser("validate", help="the model against published studies or runs here")
     va.add_argument("what", choices=("irma", "note2002", "here"))
     va.add_argument("--png")
-    va.add_argument("--save-profile", help="irma: write the fitted profile here")
+    va.add_argument("--save-profile", help="irma, here: write the fitted profile here")
     va.add_argument("--records", nargs="*", help="here: saved runs instead of running")
     va.add_argument("--save-runs")
     va.add_argument("--np", default="1-6")
