@@ -48,12 +48,12 @@ def knobs(s: Strategy) -> str:
     return h
 
 
-def advise(case, profile, procs: int, mem_limit: float = 0.0) -> list:
+def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0) -> list:
     """Predictions for every candidate that fits in memory, best first."""
     preds = []
     for s in candidates(procs):
         try:
-            p = predict(case, s, profile, procs)
+            p = predict(case, s, profile, procs, background=background)
         except ValueError:
             continue
         if mem_limit and max(p.mem_writer, p.mem_rank, s.buffer_bytes if s.name == "servers"
@@ -75,6 +75,8 @@ def main(argv=None) -> int:
     ap.add_argument("--mem-limit", default="0", help="most memory Tessera may hold on one "
                                                      "rank, e.g. 512m (0: no limit)")
     ap.add_argument("--top", type=int, default=8, help="rows of the ranking to print")
+    ap.add_argument("--background", type=float, default=0.0,
+                    help="other busy processes sharing the machine's cores (0)")
     add_case_args(ap)
     args = ap.parse_args(argv)
     try:
@@ -88,7 +90,7 @@ def main(argv=None) -> int:
     if case.step_time(1) <= 0:
         print("tessera advise: note: no --step-s given, so servers cannot hide anything "
               "behind compute", file=sys.stderr)
-    ranked = advise(case, prof, args.procs, limit)
+    ranked = advise(case, prof, args.procs, limit, args.background)
     if not ranked:
         print("tessera advise: no candidate fits the memory limit", file=sys.stderr)
         return 1

@@ -190,6 +190,19 @@ def here(records: list, calib_ranks=(1, 2), cores: int = 0, png: str | None = No
     free = [p for p in points if not p["fitted"]]
     ok = [p for p in free if abs(p["err_pct"]) <= GOAL_PCT]
     out(f"not used for calibration: {len(ok)} of {len(free)} within {GOAL_PCT:.0f} %")
+    orows, right = [], 0
+    counts = sorted({p["ranks"] for p in points})
+    for n in counts:
+        at = [p for p in points if p["ranks"] == n]
+        if len(at) < 2:
+            continue
+        m = [p["strategy"] for p in sorted(at, key=lambda p: p["measured"])]
+        q = [p["strategy"] for p in sorted(at, key=lambda p: p["predicted"])]
+        right += m[0] == q[0]
+        orows.append([n, " < ".join(m), " < ".join(q), "yes" if m[0] == q[0] else "no"])
+    out(table("order of the strategies by blocked time", ["procs", "measured", "predicted",
+                                                          "same fastest"], orows, right_from=4))
+    out(f"fastest strategy right at {right} of {len(orows)} process counts")
     out("profile: " + ", ".join(f"{k}={v:.3g}" for k, v in prof.values.items()))
     if png:
         lines_chart(png, "this machine: output blocked time, model vs tessera-bench",
