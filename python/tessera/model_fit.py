@@ -46,7 +46,8 @@ def fit(rows: list, measured: list, base: Profile, free: tuple, scale: list | No
     s = np.ones(len(y)) if scale is None else np.array(scale, dtype=float)
     a = a * s[:, None]
     theta = np.array(base.theta())
-    idx = [KEYS.index(k) for k in free]
+    # A parameter no row has an amount of cannot be fitted: it keeps its value.
+    idx = [KEYS.index(k) for k in free if np.any(a[:, KEYS.index(k)] != 0)]
     fixed = [i for i in range(len(KEYS)) if i not in idx]
     rest = y - a[:, fixed] @ theta[fixed]
     wgt = 1.0 / np.maximum(y, 1e-9)
