@@ -160,17 +160,25 @@ def replicated_write(case: Case, writers: int, total_writers: int) -> Amounts:
     return stream_write(b, total_writers, b, len(case.replicated()))
 
 
+#: Agreements (an MPI_Allreduce of the status) per tsr_put / tsr_put_global:
+#: the API layer's check and result (src/core/file.c) and the strategy's own
+#: (buffer allocation, or whether to drain the backend buffer first).
+AGREE_PER_PUT = 3
+#: Per file: tsr_create, the define log at tsr_enddef (define calls are only
+#: logged), the strategy's enddef, close and the atomic finish, plus margin.
+AGREE_PER_FILE = 6
+
+
 def agreements(case: Case, ranks: int) -> Amounts:
-    """One agreement (MPI_Allreduce of the status) per collective API call:
-    tsr_put / tsr_put_global for every variable of the frame."""
-    return Amounts().add("coll_s", len(case.vars) * stages(ranks))
+    """The agreements of one frame: AGREE_PER_PUT for every variable."""
+    return Amounts().add("coll_s", AGREE_PER_PUT * len(case.vars) * stages(ranks))
 
 
 def file_cost(case: Case, strat: Strategy, ranks: int) -> Amounts:
-    """Per file: define (one agreement per dimension, variable and enddef),
-    create and close; a shared file is opened by every writer process,
+    """Per file: the agreements of create, enddef and close, the create and
+    close themselves; a shared file is opened by every writer process,
     `split` creates one file per rank at once."""
-    a = Amounts().add("coll_s", (len(case.vars) + 12) * stages(ranks)).add("file_s", 1)
+    a = Amounts().add("coll_s", AGREE_PER_FILE * stages(ranks)).add("file_s", 1)
     if strat.name in ("direct", "split"):
         a.add("open_s", ranks)
     elif strat.name == "aggregate":
