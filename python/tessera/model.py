@@ -196,14 +196,18 @@ def cmd_validate(args) -> int:
                 records += run_matrix(strategies, int_list(args.np), opts, log=print)
             if args.save_runs:
                 print("runs:", save_records(records, args.save_runs))
-        res = mv.here(records, calib_ranks=tuple(int_list(args.calib_ranks)), png=args.png)
+        if args.calib_ranks == "ends":
+            counts = sorted({int(r["ranks"]["model"]) + int(r["ranks"]["io"]) for r in records})
+            calib = (counts[0], counts[-1])
+        else:
+            calib = tuple(int_list(args.calib_ranks))
+        res = mv.here(records, calib_ranks=calib, png=args.png)
         if args.save_profile:
             res["profile"].description = ("the 2-core development machine (Open MPI, page "
                                           "cache), calibrated with tessera-bench runs")
             print("profile:", model_profile.save(res["profile"], args.save_profile))
         if args.record:
-            print("recorded:", mv.record_fixture(records, res, tuple(int_list(args.calib_ranks)),
-                                                 args.record))
+            print("recorded:", mv.record_fixture(records, res, calib, args.record))
     return 0
 
 
@@ -250,9 +254,10 @@ def parser():
     va.add_argument("--save-runs")
     va.add_argument("--np", default="1-6")
     va.add_argument("--repeat", type=int, default=3)
-    va.add_argument("--calib-ranks", default="1,2",
-                    help="here: calibrate on the runs with these process counts (1,2); the "
-                         "others are predicted")
+    va.add_argument("--calib-ranks", default="ends",
+                    help="here: calibrate on the runs with these process counts (default "
+                         "'ends': the fewest and the most, as for Irma); the others are "
+                         "predicted")
     va.add_argument("--strategies", default="serial,direct,aggregate:2,split,servers:1x1")
     va.add_argument("--record", metavar="DIR",
                     help="here: write the fastest runs and the predictions as a test fixture "
