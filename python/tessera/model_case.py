@@ -24,24 +24,43 @@ ESIZE = {"float": 4, "int": 4, "double": 8, "char": 1, "short": 2, "byte": 1}
 #: tessera-bench's default fields (apps/bench/schema_default.c): name, type,
 #: dimensions after Time. Kept in step with the C table by a test.
 BENCH_DEFAULT = (
-    ("Times", "char", ("DateStrLen",)),
-    ("XLAT", "float", ("south_north", "west_east")),
-    ("XLONG", "float", ("south_north", "west_east")),
-    ("ZNU", "float", ("bottom_top",)),
-    ("ZNW", "float", ("bottom_top_stag",)),
+    ("Times", "char", ('DateStrLen',)),
+    ("XLAT", "float", ('south_north', 'west_east')),
+    ("XLONG", "float", ('south_north', 'west_east')),
+    ("XLAT_U", "float", ('south_north', 'west_east_stag')),
+    ("XLONG_U", "float", ('south_north', 'west_east_stag')),
+    ("XLAT_V", "float", ('south_north_stag', 'west_east')),
+    ("XLONG_V", "float", ('south_north_stag', 'west_east')),
+    ("ZNU", "float", ('bottom_top',)),
+    ("ZNW", "float", ('bottom_top_stag',)),
     ("XTIME", "float", ()),
     ("ITIMESTEP", "int", ()),
-    ("U", "float", ("bottom_top", "south_north", "west_east_stag")),
-    ("V", "float", ("bottom_top", "south_north_stag", "west_east")),
-    ("W", "float", ("bottom_top_stag", "south_north", "west_east")),
-    ("PH", "float", ("bottom_top_stag", "south_north", "west_east")),
-    ("T", "float", ("bottom_top", "south_north", "west_east")),
-    ("P", "float", ("bottom_top", "south_north", "west_east")),
-    ("QVAPOR", "float", ("bottom_top", "south_north", "west_east")),
-    ("TSLB", "float", ("soil_layers_stag", "south_north", "west_east")),
-) + tuple((n, "int" if n == "IVGTYP" else "float", ("south_north", "west_east"))
-          for n in ("MU", "PSFC", "T2", "Q2", "U10", "V10", "TSK", "HGT", "RAINC", "RAINNC",
-                    "SWDOWN", "HFX", "LH", "PBLH", "IVGTYP"))
+    ("U", "float", ('bottom_top', 'south_north', 'west_east_stag')),
+    ("V", "float", ('bottom_top', 'south_north_stag', 'west_east')),
+    ("W", "float", ('bottom_top_stag', 'south_north', 'west_east')),
+    ("PH", "float", ('bottom_top_stag', 'south_north', 'west_east')),
+    ("PHB", "float", ('bottom_top_stag', 'south_north', 'west_east')),
+    ("T", "float", ('bottom_top', 'south_north', 'west_east')),
+    ("P", "float", ('bottom_top', 'south_north', 'west_east')),
+    ("PB", "float", ('bottom_top', 'south_north', 'west_east')),
+    ("QVAPOR", "float", ('bottom_top', 'south_north', 'west_east')),
+    ("TSLB", "float", ('soil_layers_stag', 'south_north', 'west_east')),
+    ("MU", "float", ('south_north', 'west_east')),
+    ("PSFC", "float", ('south_north', 'west_east')),
+    ("T2", "float", ('south_north', 'west_east')),
+    ("Q2", "float", ('south_north', 'west_east')),
+    ("U10", "float", ('south_north', 'west_east')),
+    ("V10", "float", ('south_north', 'west_east')),
+    ("TSK", "float", ('south_north', 'west_east')),
+    ("HGT", "float", ('south_north', 'west_east')),
+    ("RAINC", "float", ('south_north', 'west_east')),
+    ("RAINNC", "float", ('south_north', 'west_east')),
+    ("SWDOWN", "float", ('south_north', 'west_east')),
+    ("HFX", "float", ('south_north', 'west_east')),
+    ("LH", "float", ('south_north', 'west_east')),
+    ("PBLH", "float", ('south_north', 'west_east')),
+    ("IVGTYP", "int", ('south_north', 'west_east')),
+)
 BENCH_FIXED_DIMS = {"DateStrLen": 19, "soil_layers_stag": 4}
 
 
@@ -329,5 +348,9 @@ def case_from_record(rec: dict, step_s: float = 0.0) -> Case:
     c = bench_case(int(rec["nx"]), int(rec["ny"]), int(rec["nz"]), steps,
                    int(rec["output_every"]), int(rec.get("frames_per_file", 1)),
                    rec.get("schema"), name="bench")
+    if rec.get("variables") is not None and int(rec["variables"]) != len(c.vars):
+        # The bench's default fields changed since this run was recorded.
+        raise ValueError(f"a run with {rec['variables']} variables, but the fields the model "
+                         f"knows for schema {rec.get('schema', 'default')} are {len(c.vars)}")
     per_step = step_s or (float(rec["compute_s"]) / steps if steps else 0.0)
     return c.with_(step_s=per_step, step_ranks=ranks)

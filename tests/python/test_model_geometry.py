@@ -83,8 +83,9 @@ def test_bench_default_fields_follow_the_c_table():
 
 def test_frame_bytes_of_the_default_fields():
     c = bench_case(20, 13, 3, steps=1, output_every=1)
-    # U (3,13,21) V (3,14,20) W,PH (4,13,20) T,P,QVAPOR (3,13,20) TSLB (4,13,20)
-    # 17 two-dimensional fields, ZNU 3, ZNW 4, Times 19 chars, XTIME, ITIMESTEP
-    floats = 3 * 13 * 21 + 3 * 14 * 20 + 2 * 4 * 13 * 20 + 3 * 3 * 13 * 20 + 4 * 13 * 20 \
-        + 17 * 13 * 20 + 3 + 4 + 1 + 1
+    # U (3,13,21) V (3,14,20) W,PH,PHB (4,13,20) T,P,PB,QVAPOR (3,13,20) TSLB (4,13,20)
+    # XLAT_U, XLONG_U (13,21), XLAT_V, XLONG_V (14,20), 17 more two-dimensional
+    # fields, ZNU 3, ZNW 4, Times 19 chars, XTIME, ITIMESTEP
+    floats = 3 * 13 * 21 + 3 * 14 * 20 + 3 * 4 * 13 * 20 + 4 * 3 * 13 * 20 + 4 * 13 * 20 \
+        + 2 * 13 * 21 + 2 * 14 * 20 + 17 * 13 * 20 + 3 + 4 + 1 + 1
     assert c.frame_bytes() == 4 * floats + 19
