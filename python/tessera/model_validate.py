@@ -101,9 +101,9 @@ def irma(schema: str = SCHEMA, png: str | None = None, out=print) -> dict:
 
 def note_case():
     """About 14 MB of WRF-like fields per output (tessera-bench's default set
-    on 132 x 100 x 35), every 36 steps, 48 simulated hours; 1x speed is 79
+    on 112 x 90 x 35), every 36 steps, 48 simulated hours; 1x speed is 79
     simulated hours per hour on 12 ranks."""
-    c = bench_case(132, 100, 35, steps=36 * 48, output_every=36, name="wrf-2002")
+    c = bench_case(112, 90, 35, steps=36 * 48, output_every=36, name="wrf-2002")
     return c.with_(step_s=3600.0 / pub.NOTE_SIM_HOURS_PER_HOUR / 36, step_ranks=pub.NOTE_RANKS,
                    step_exp=0.0)
 
