@@ -22,6 +22,8 @@ COMMANDS = {
     "stats": "summarise TESSERA_STATS_FILE statistics records",
     "join": "join the per-rank pieces of strategy=split output into one NetCDF file",
     "clean": "remove the temporaries and locks that interrupted runs left behind",
+    "model": "output cost model: calibrate a machine profile, predict, validate (docs/model.md)",
+    "advise": "recommend a strategy and its knobs for a case from the cost model",
 }
 
 

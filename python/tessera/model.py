@@ -1,0 +1,277 @@
+"""`tessera model calibrate|predict|validate`: the output cost model.
+
+  calibrate  run short tessera-bench jobs (or read their --json records) and
+             fit this machine's profile
+  predict    blocked time, write time, what servers hide and memory per
+             writer, for a case and strategies across process counts
+  validate   the model against the published studies (irma, note2002) or
+             against bench runs on this machine (here)
+
+docs/model.md describes the equations and the profile format.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import model_profile
+from .model_case import bench_case
+from .model_predict import predict
+from .model_report import lines_chart, table
+from .model_runs import RunError, load_records, run_matrix, save_records
+from .model_strategy import Strategy
+
+#: Short names for strategies on the command line (full hint strings work too).
+SHORT = {"serial": "strategy=serial", "direct": "strategy=direct", "split": "strategy=split"}
+
+
+def parse_strategy(text: str) -> Strategy:
+    """`serial`, `aggregate:4` (aggregators), `servers:2x1` (groups x tasks),
+    or a hint string `strategy=...:key=value`."""
+    if "=" in text:
+        return Strategy.parse(text)
+    if text in SHORT:
+        return Strategy.parse(SHORT[text])
+    name, _, arg = text.partition(":")
+    if name == "aggregate":
+        return Strategy("aggregate", aggregators=int(arg or 0))
+    if name == "servers":
+        g, _, t = (arg or "1x1").partition("x")
+        return Strategy("servers", io_groups=int(g), io_tasks=int(t or 1))
+    raise ValueError(f"unknown strategy '{text}' (serial, direct, split, aggregate:N, "
+                     "servers:GxT, or strategy=...)")
+
+
+def int_list(text: str) -> list:
+    out = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out += list(range(int(a), int(b) + 1))
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def add_case_args(p):
+    a = p.add_argument
+    a("--nx", type=int, default=240)
+    a("--ny", type=int, default=240)
+    a("--nz", type=int, default=35)
+    a("--steps", type=int, default=60)
+    a("--output-every", type=int, default=10)
+    a("--frames-per-file", type=int, default=1)
+    a("--schema", help="CDL header of the fields (default: tessera-bench's WRF-like set)")
+    a("--step-s", type=float, default=0.0, help="compute seconds per step at --step-ranks")
+    a("--step-ranks", type=int, default=1)
+    a("--step-exp", type=float, default=1.0,
+      help="compute per step scales as (step_ranks/P)**step_exp (1: perfect strong scaling)")
+
+
+def case_of(args):
+    return bench_case(args.nx, args.ny, args.nz, args.steps, args.output_every,
+                      args.frames_per_file, args.schema, step_s=args.step_s,
+                      step_ranks=args.step_ranks, step_exp=args.step_exp)
+
+
+def human(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024.0
+    return str(n)
+
+
+def cmd_predict(args) -> int:
+    prof = model_profile.load(args.profile)
+    case = case_of(args)
+    strategies = [parse_strategy(s) for s in args.strategies.split(",")]
+    ranks = int_list(args.ranks)
+    rows, series = [], {}
+    for s in strategies:
+        for n in ranks:
+            try:
+                p = predict(case, s, prof, n)
+            except ValueError:
+                continue
+            rows.append([s.label(), n, p.model_ranks, f"{p.per_output_s:.4g}", f"{p.blocked_s:.4g}",
+                         f"{p.write_s:.4g}", f"{p.hidden_s:.4g}", f"{p.drain_s:.4g}",
+                         f"{100 * p.io_fraction:.1f} %", human(p.mem_writer), human(p.mem_rank)])
+            xs, ys = series.setdefault(s.label(), ([], []))
+            xs.append(n)
+            ys.append(p.blocked_s)
+    print(f"case: {args.nx} x {args.ny} x {args.nz}, {case.outputs} outputs of "
+          f"{case.frame_bytes() / 1e6:.1f} MB in {case.files} files; profile {prof.name}")
+    print(table("predicted output cost",
+                ["strategy", "procs", "model", "blocked/output s", "blocked s", "write s",
+                 "hidden s", "drain s", "I/O share", "mem writer", "mem rank"], rows, 1))
+    if args.png:
+        print("chart:", lines_chart(args.png, f"predicted blocked time ({prof.name})",
+                                    "processes", "output blocked time (s)", series,
+                                    logx=args.logx, logy=args.logx))
+    return 0
+
+
+def run_with_stats(command: list, hints: list) -> list:
+    """Run the user's own command (launcher included) once per hint string
+    with TESSERA_HINTS and TESSERA_STATS_FILE set; its statistics records."""
+    import subprocess
+    import tempfile
+
+    from .stats import read_records
+
+    out = []
+    for h in hints:
+        with tempfile.TemporaryDirectory(prefix="tsr-model-") as tmp:
+            sf = os.path.join(tmp, "stats.jsonl")
+            env = dict(os.environ, TESSERA_HINTS=h, TESSERA_STATS_FILE=sf)
+            p = subprocess.run(command, env=env, capture_output=True, text=True)
+            if p.returncode != 0 or not os.path.exists(sf):
+                raise RunError(f"{' '.join(command)} with TESSERA_HINTS={h}: exit {p.returncode}")
+            out += read_records(sf)[0]
+            print(f"  {h}: {len(out)} records so far")
+    return out
+
+
+def cmd_calibrate(args) -> int:
+    from .model_calibrate import CALIBRATION, calibrate, calibrate_from_stats
+
+    command = args.command[1:] if args.command and args.command[0] == "--" else args.command
+    if args.stats:
+        if not command:
+            print("tessera model calibrate: --stats needs -- COMMAND", file=sys.stderr)
+            return 2
+        try:
+            recs = run_with_stats(command, args.stats_hints.split(","))
+        except RunError as e:
+            print(f"tessera model calibrate: {e}", file=sys.stderr)
+            return 1
+        prof = calibrate_from_stats(recs, model_profile.load(args.base), name=args.name)
+        print(model_profile.describe(prof))
+        print("profile:", model_profile.save(prof, args.out))
+        return 0
+    records = []
+    for f in args.records or []:
+        records += load_records(f)
+    if not args.records:
+        strategies = [Strategy.parse(h) for h in CALIBRATION]
+        opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+                "output_every": args.output_every, "schema": args.schema}
+        print(f"calibrating: {len(strategies)} strategies x {args.np} processes x "
+              f"{args.repeat} repeats")
+        try:
+            for _ in range(args.repeat):
+                records += run_matrix(strategies, int_list(args.np), opts, log=print,
+                                      bench=args.bench, command=command or None)
+        except RunError as e:
+            print(f"tessera model calibrate: {e}", file=sys.stderr)
+            return 1
+        if args.save_runs:
+            print("runs:", save_records(records, args.save_runs))
+    prof = calibrate(records, name=args.name, cores=args.cores or os.cpu_count() or 1)
+    print(model_profile.describe(prof))
+    print("profile:", model_profile.save(prof, args.out))
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from . import model_validate as mv
+
+    if args.what == "irma":
+        res = mv.irma(png=args.png)
+        if args.save_profile:
+            print("profile:", model_profile.save(res["profile"], args.save_profile))
+    elif args.what == "note2002":
+        mv.note2002(png=args.png)
+    else:
+        records = []
+        for f in args.records or []:
+            records += load_records(f)
+        if not records:
+            strategies = [parse_strategy(s) for s in args.strategies.split(",")]
+            opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+                    "output_every": args.output_every}
+            for _ in range(args.repeat):
+                records += run_matrix(strategies, int_list(args.np), opts, log=print)
+            if args.save_runs:
+                print("runs:", save_records(records, args.save_runs))
+        if args.calib_ranks == "ends":
+            counts = sorted({int(r["ranks"]["model"]) + int(r["ranks"]["io"]) for r in records})
+            calib = (counts[0], counts[-1])
+        else:
+            calib = tuple(int_list(args.calib_ranks))
+        res = mv.here(records, calib_ranks=calib, png=args.png)
+        if args.save_profile:
+            res["profile"].description = ("the 2-core development machine (Open MPI, page "
+                                          "cache), calibrated with tessera-bench runs")
+            print("profile:", model_profile.save(res["profile"], args.save_profile))
+        if args.record:
+            print("recorded:", mv.record_fixture(records, res, calib, args.record))
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="tessera model", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    pr = sub.add_parser("predict", help="predict output cost across process counts")
+    pr.add_argument("--profile", default="here", help="profile name or JSON file")
+    pr.add_argument("--strategies", default="serial,direct,aggregate,split,servers:1x1")
+    pr.add_argument("--ranks", default="2,4,8,16,32,64")
+    pr.add_argument("--png", help="chart of blocked time per strategy")
+    pr.add_argument("--logx", action="store_true", help="log axes in the chart")
+    add_case_args(pr)
+
+    ca = sub.add_parser("calibrate", help="fit this machine's profile from bench runs")
+    ca.add_argument("--np", default="1,2", help="process counts to run (1,2)")
+    ca.add_argument("--repeat", type=int, default=3, help="runs per configuration; the "
+                                                          "fastest counts (3)")
+    ca.add_argument("--records", nargs="*", help="use these saved runs instead of running")
+    ca.add_argument("--save-runs", help="keep the runs' records (JSON)")
+    ca.add_argument("--bench", help="tessera-bench executable")
+    ca.add_argument("--cores", type=int, default=0, help="cores of the machine (default: all)")
+    ca.add_argument("--name", default="here")
+    ca.add_argument("--out", default=os.path.join(model_profile.PROFILE_DIR, "here.json"))
+    ca.add_argument("--stats", action="store_true",
+                    help="run -- COMMAND (the user's own model, launcher included) under "
+                         "TESSERA_STATS_FILE and refit the file-system parameters of --base")
+    ca.add_argument("--stats-hints", default="strategy=serial,strategy=aggregate:aggregators=2,"
+                                             "strategy=direct",
+                    help="--stats: TESSERA_HINTS for each run, comma-separated groups")
+    ca.add_argument("--base", default="here", help="--stats: profile to start from")
+    ca.add_argument("command", nargs=argparse.REMAINDER,
+                    help="-- COMMAND: a program taking tessera-bench's options to run instead "
+                         "(or, with --stats, any program)")
+    add_case_args(ca)
+    ca.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
+
+    va = sub.add_parser("validate", help="the model against published studies or runs here")
+    va.add_argument("what", choices=("irma", "note2002", "here"))
+    va.add_argument("--png")
+    va.add_argument("--save-profile", help="irma, here: write the fitted profile here")
+    va.add_argument("--records", nargs="*", help="here: saved runs instead of running")
+    va.add_argument("--save-runs")
+    va.add_argument("--np", default="1-6")
+    va.add_argument("--repeat", type=int, default=3)
+    va.add_argument("--calib-ranks", default="ends",
+                    help="here: calibrate on the runs with these process counts (default "
+                         "'ends': the fewest and the most, as for Irma); the others are "
+                         "predicted")
+    va.add_argument("--strategies", default="serial,direct,aggregate:2,split,servers:1x1")
+    va.add_argument("--record", metavar="DIR",
+                    help="here: write the fastest runs and the predictions as a test fixture "
+                         "(tests/python/fixtures/model)")
+    add_case_args(va)
+    va.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return {"predict": cmd_predict, "calibrate": cmd_calibrate,
+                "validate": cmd_validate}[args.cmd](args)
+    except (OSError, ValueError) as e:
+        print(f"tessera model: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,136 @@
+"""`tessera model calibrate`: measure this machine's profile with short
+tessera-bench runs (or the user's own bench-compatible command).
+
+Each run's measured times are explained by the amounts the model says that
+run moves (model_strategy), so the profile is a non-negative least-squares
+fit (model_fit) over two kinds of rows per run:
+  - the model ranks' blocked time (output_blocked_s): everything the
+    strategy costs the model;
+  - the writers' time (writer_s, or the servers' writer time): the file
+    system part alone, which separates write rates from data movement.
+Runs are repeated and the fastest kept (on a shared machine, the run least
+disturbed by other jobs); each is explained at the CPU load measured around
+it (model_runs.background: other busy processes), so runs taken at
+different loads fit one profile.
+"""
+from __future__ import annotations
+
+from .model_case import case_from_record
+from .model_fit import fit
+from .model_predict import WRITE_KEYS, run_amounts
+from .model_profile import Profile
+from .model_strategy import (Amounts, Strategy, busy_ranks, file_cost, grid, handoff_frame,
+                             server_frame)
+
+#: Strategies a calibration runs, at every process count given.
+CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggregators=2",
+               "strategy=split", "strategy=servers:io_groups=1:io_tasks=1")
+
+#: Starting values: parameters a short run on few ranks cannot see keep these
+#: (match_s needs fan-ins of hundreds of ranks; coll_s is refitted).
+DEFAULTS = {"copy_bw": 5e9, "net_bw": 5e9, "msg_s": 2e-6, "match_s": 5e-8, "coll_s": 5e-6,
+            "write_bw": 1e9, "fs_bw": 5e9, "req_s": 2e-5, "file_s": 2e-3, "open_s": 1e-3,
+            "slice_s": 1e-3}
+FREE = ("copy_bw", "net_bw", "msg_s", "coll_s", "write_bw", "fs_bw", "req_s", "file_s",
+        "open_s", "slice_s")
+
+
+def fastest(records: list) -> list:
+    """One record per (hints, processes): the one with the least blocked time."""
+    best = {}
+    for r in records:
+        key = (r.get("hints_model") or r["hints"], record_ranks(r))
+        if key not in best or r["output_blocked_s"] < best[key]["output_blocked_s"]:
+            best[key] = r
+    return list(best.values())
+
+
+def background(rec: dict) -> float:
+    """Other busy processes measured around the run (model_runs.background)."""
+    return float(rec.get("model_background", 0.0) or 0.0)
+
+
+def record_strategy(rec: dict) -> Strategy:
+    return Strategy.parse(rec.get("hints_model") or rec["hints"])
+
+
+def record_ranks(rec: dict) -> int:
+    return int(rec["ranks"]["model"]) + int(rec["ranks"]["io"])
+
+
+def rows_of(rec: dict, base: Profile) -> list:
+    """(amounts at the run's load, measured seconds) rows one run gives."""
+    case = case_from_record(rec)
+    strat = record_strategy(rec)
+    n = record_ranks(rec)
+    rows = []
+    if strat.name == "servers":
+        model, px, py = grid(case, strat, n)
+        w = Amounts().plus(server_frame(case, strat, base, model, px, py), case.outputs)
+        w.plus(file_cost(case, Strategy("aggregate", aggregators=strat.io_tasks),
+                         strat.io_tasks), case.files)
+        w = Amounts({k: v for k, v in w.items() if k in WRITE_KEYS})
+        srv = float(rec.get("library", {}).get("server_writer_s", 0.0) or rec.get("writer_s", 0))
+        if srv > 0:
+            rows.append((w.loaded(base, n, n, background(rec)), srv))
+        # Blocked time when the servers keep up: every hand-off, the define
+        # calls, and the drain (the last frame's write) at the end.
+        b = Amounts().plus(handoff_frame(case, strat, model, px, py), case.outputs)
+        b.plus(file_cost(case, Strategy("serial"), model), case.files)
+        b.plus(server_frame(case, strat, base, model, px, py))
+        rows.append((b.loaded(base, n, n, background(rec)), float(rec["output_blocked_s"])))
+        return rows
+    a = run_amounts(case, strat, base, n)
+    busy = busy_ranks(strat, n)
+    rows.append((a.loaded(base, n, busy, background(rec)), float(rec["output_blocked_s"])))
+    w = Amounts({k: v for k, v in a.items() if k in WRITE_KEYS})
+    if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split"):
+        rows.append((w.loaded(base, n, busy, background(rec)), float(rec["writer_s"])))
+    return rows
+
+
+def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> Profile:
+    base = Profile(name=name, values=dict(DEFAULTS), cores=cores, cb_nodes=0,
+                   description="calibrated with tessera-bench runs",
+                   source="tessera model calibrate")
+    rows = [row for r in fastest(records) for row in rows_of(r, base)]
+    if not rows:
+        raise ValueError("no usable runs to calibrate from")
+    prof = fit([a.vector() for a, _ in rows], [t for _, t in rows], base, tuple(free))
+    prof.fitted = sorted({f"{record_strategy(r).label()}@{record_ranks(r)}"
+                          for r in fastest(records)})
+    return prof
+
+
+# --- from TESSERA_STATS_FILE records (the user's own model) -----------------------
+
+STATS_FREE = ("write_bw", "fs_bw", "req_s", "file_s")
+
+
+def stats_rows(rec: dict) -> tuple | None:
+    """(amounts, writer seconds) of one statistics record: the busiest writer
+    wrote bytes/writers in requests/writers while all wrote `bytes`, and
+    created and closed the file."""
+    w = int(rec.get("writers") or 0)
+    t = float((rec.get("writer_s") or {}).get("max", 0.0))
+    b = float(rec.get("bytes") or 0)
+    if w <= 0 or t <= 0 or b <= 0:
+        return None
+    req = float((rec.get("counters") or {}).get("TSR_WRITES", 0))
+    a = Amounts().add("write_bw", b / w).add("fs_bw", b).add("req_s", req / w).add("file_s", 1)
+    return a, t
+
+
+def calibrate_from_stats(records: list, base: Profile, name: str = "stats") -> Profile:
+    """The file-system parameters of `base` refitted to the writers' times of
+    a model's own files (any model that sets TESSERA_STATS_FILE); the data
+    movement parameters stay as `base` has them."""
+    rows = [r for r in (stats_rows(x) for x in records) if r]
+    if not rows:
+        raise ValueError("no statistics record with writer time and bytes")
+    prof = fit([a.vector() for a, _ in rows], [t for _, t in rows], base, STATS_FREE)
+    prof.name = name
+    prof.description = f"{base.name} with its file-system parameters measured by a model's own runs"
+    prof.source = f"{base.source}; file system refitted to {len(rows)} TESSERA_STATS_FILE records"
+    prof.fitted = sorted({f"{r.get('strategy')}:{r.get('writers')} writers" for r in records})
+    return prof
