@@ -1,9 +1,11 @@
 #!/bin/sh
-# selftest.sh PROGRAM MPIEXEC [FLAGS...]: runs test_tsr_test's scenarios on
-# two ranks and checks what tsr_test.h promises: exit codes, the same verdict
-# on every rank, the failing expression with both values and the rank.
-prog=$1
-shift
+# selftest.sh PROGRAM VERDICT_SH MPIEXEC [FLAGS...]: runs test_tsr_test's
+# scenarios on two ranks and checks what tsr_test.h promises: exit codes, the
+# same verdict on every rank, the failing expression with both values and the
+# rank; then one run over several scenarios in verdict mode, as
+# tsr_add_mpi_scenarios runs programs, read back with VERDICT_SH.
+prog=$1 verdict=$2
+shift 2
 fails=0
 expect() { # expect SCENARIO CODE [PATTERN...]
   scenario=$1 want=$2
@@ -37,5 +39,25 @@ if [ $code -eq 0 ] || ! printf '%s\n' "$out" | grep -q "required: tsr_test_nrank
 else
   echo "ok   require: exit $code (MPI_Abort)"
 fi
+# Verdict mode: the run passes, each scenario's verdict is in its file.
+dir=$(mktemp -d)
+out=$(TSR_TEST_VERDICTS=$dir $MPI -n 2 "$prog" pass,fail-one-rank,skip 2>&1)
+code=$?
+[ $code -eq 0 ] || { echo "FAIL verdict run: exit $code"; echo "$out"; fails=$((fails + 1)); }
+for want in "pass 0 12 passed, 0 failed" "fail-one-rank 1 41 != 42" "skip 77 SKIPPED (strategy imaginary"; do
+  set -- $want
+  s=$1 c=$2
+  shift 2
+  got=$(sh "$verdict" "$dir/$s.np2" run 2>&1)
+  gc=$?
+  if [ $gc -ne "$c" ] || ! printf '%s\n' "$got" | grep -qF -- "$*"; then
+    echo "FAIL verdict $s: exit $gc, expected $c with '$*'"; echo "$got"; fails=$((fails + 1))
+  else
+    echo "ok   verdict $s: exit $gc"
+  fi
+done
+got=$(sh "$verdict" "$dir/require.np2" run 2>&1)
+[ $? -eq 1 ] || { echo "FAIL verdict of a scenario that never ran: not 1"; fails=$((fails + 1)); }
+rm -rf "$dir"
 echo "selftest: $fails failed"
 [ $fails -eq 0 ]

@@ -12,13 +12,17 @@
  *
  *   prog list                 the scenario names, one a line (no MPI needed)
  *   prog SCENARIO [args...]   one scenario; args are tsr_test_arg(0), ...
+ *   prog s1,s2 [args...]      those scenarios, one after the other
  *   prog all [args...]        every scenario, one after the other
  *
  * and exits 0 (passed), 1 (failed), 2 (usage) or TSR_TEST_SKIP (77: the
  * strategy or backend the scenario is about is not built, or the scenario
  * needs more ranks), the same on every rank. cmake/TesseraTesting.cmake's
- * tsr_add_mpi_scenarios registers one CTest per (scenario, rank count) with
- * SKIP_RETURN_CODE 77, so a failure names the case and a skip shows as one.
+ * tsr_add_mpi_scenarios runs a program once per rank count over its
+ * scenarios (an mpiexec start costs more than most scenarios) and registers
+ * one CTest per (scenario, rank count) that reports that scenario's verdict
+ * (TSR_TEST_VERDICTS below), with SKIP_RETURN_CODE 77: a failure names the
+ * case and a skip shows as one.
  *
  * Header-only (every function static inline), so any test target can use it
  * with an include path and no extra library. */
@@ -66,6 +70,22 @@ static inline void tsr_test_case(const char *fmt, ...) {
 
 static inline void tsr_test_pass_(void) { tsr_test_.pass++; }
 
+/* With TSR_TEST_VERDICTS=DIR in the environment (how tsr_add_mpi_scenarios
+ * runs a program: once per rank count, its scenarios one after the other),
+ * each scenario's verdict goes to DIR/<scenario>.np<N>, the exit code on the
+ * first line and the closing line after it, and each rank's failure lines to
+ * DIR/<scenario>.np<N>.rank<R>; the CTest of (scenario, N) prints them and
+ * exits with that code (cmake/tsr_verdict.sh). rank < 0: the verdict file.
+ * Returns 0 when not in that mode. */
+static inline int tsr_test_verdict_path_(char *buf, size_t size, const char *scenario, int rank) {
+  const char *dir = getenv("TSR_TEST_VERDICTS");
+  if (!dir || !dir[0] || !scenario) return 0;
+  int n = tsr_test_.nranks ? tsr_test_.nranks : 1;
+  if (rank < 0) snprintf(buf, size, "%s/%s.np%d", dir, scenario, n);
+  else snprintf(buf, size, "%s/%s.np%d.rank%d", dir, scenario, n, rank);
+  return 1;
+}
+
 /* Count a failure and print "[rank R] scenario/case file:line: message". */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -78,11 +98,21 @@ static inline void tsr_test_fail_(const char *file, int line, const char *fmt, .
   va_end(ap);
   const char *base = strrchr(file, '/');
   tsr_test_.fail++;
-  fprintf(stderr, "[rank %d] %s%s%s%s %s:%d: %s\n", tsr_test_.rank,
-          tsr_test_.scenario ? tsr_test_.scenario : "", tsr_test_.label[0] ? "/" : "",
-          tsr_test_.label, tsr_test_.scenario || tsr_test_.label[0] ? ":" : "",
-          base ? base + 1 : file, line, msg);
+  char text[1200];
+  snprintf(text, sizeof text, "[rank %d] %s%s%s%s %s:%d: %s\n", tsr_test_.rank,
+           tsr_test_.scenario ? tsr_test_.scenario : "", tsr_test_.label[0] ? "/" : "",
+           tsr_test_.label, tsr_test_.scenario || tsr_test_.label[0] ? ":" : "",
+           base ? base + 1 : file, line, msg);
+  fputs(text, stderr);
   fflush(stderr);
+  char path[1024];
+  if (tsr_test_verdict_path_(path, sizeof path, tsr_test_.scenario, tsr_test_.rank)) {
+    FILE *fp = fopen(path, "a");
+    if (fp) {
+      fputs(text, fp);
+      fclose(fp);
+    }
+  }
 }
 
 #if defined(__GNUC__)
@@ -214,12 +244,23 @@ static inline int tsr_test_verdict(const char *name) {
   }
   int code = all[1] ? 1 : all[2] ? TSR_TEST_SKIP : 0;
   if (tsr_test_.rank == 0) {
-    if (code == TSR_TEST_SKIP && !all[1])
-      printf("%s np%d: SKIPPED (%s); %ld passed before\n", name, tsr_test_nranks(),
-             tsr_test_.skip_why[0] ? tsr_test_.skip_why : "on another rank", all[0]);
+    char line[1024], path[1024];
+    if (code == TSR_TEST_SKIP)
+      snprintf(line, sizeof line, "%s np%d: SKIPPED (%s); %ld passed before\n", name,
+               tsr_test_nranks(), tsr_test_.skip_why[0] ? tsr_test_.skip_why : "on another rank",
+               all[0]);
     else
-      printf("%s np%d: %ld passed, %ld failed\n", name, tsr_test_nranks(), all[0], all[1]);
+      snprintf(line, sizeof line, "%s np%d: %ld passed, %ld failed\n", name, tsr_test_nranks(),
+               all[0], all[1]);
+    fputs(line, stdout);
     fflush(stdout);
+    if (tsr_test_verdict_path_(path, sizeof path, tsr_test_.scenario, -1)) {
+      FILE *fp = fopen(path, "w");
+      if (fp) {
+        fprintf(fp, "%d\n%s", code, line);
+        fclose(fp);
+      }
+    }
   }
   tsr_test_.pass = tsr_test_.fail = 0;
   tsr_test_.skipped = 0;
@@ -236,7 +277,7 @@ typedef struct {
 } tsr_test_scenario;
 
 static inline int tsr_test_usage_(const char *program, const tsr_test_scenario *s, int n) {
-  fprintf(stderr, "usage: %s list | all | SCENARIO [args...]\nscenarios:", program);
+  fprintf(stderr, "usage: %s list | all | SCENARIO[,SCENARIO...] [args...]\nscenarios:", program);
   for (int i = 0; i < n; i++) fprintf(stderr, " %s", s[i].name);
   fprintf(stderr, "\n");
   return 2;
@@ -257,7 +298,8 @@ static inline int tsr_test_run_one_(const tsr_test_scenario *s) {
 }
 
 /* main() of a test program: `return tsr_test_main(argc, argv, "read", SCENARIOS, n);`
- * @p program names the program in messages. Starts and ends MPI itself. */
+ * @p program names the program in messages. argv[1] is `list`, `all`, one
+ * scenario or several joined by commas. Starts and ends MPI itself. */
 static inline int tsr_test_main(int argc, char **argv, const char *program,
                                 const tsr_test_scenario *s, int n) {
   tsr_test_.program = program;
@@ -267,33 +309,51 @@ static inline int tsr_test_main(int argc, char **argv, const char *program,
     for (int i = 0; i < n; i++) printf("%s\n", s[i].name);
     return 0;
   }
-  int which = -1, all = strcmp(argv[1], "all") == 0;
-  for (int i = 0; i < n && !all && which < 0; i++)
-    if (strcmp(argv[1], s[i].name) == 0) which = i;
-  if (!all && which < 0) {
-    fprintf(stderr, "%s: no scenario '%s'\n", program, argv[1]);
-    return tsr_test_usage_(program, s, n);
+  enum { MAXS = 64 };
+  int pick[MAXS], npick = 0;
+  if (strcmp(argv[1], "all") == 0) {
+    for (int i = 0; i < n && npick < MAXS; i++) pick[npick++] = i;
+  } else {
+    for (const char *p = argv[1]; *p && npick < MAXS;) {
+      size_t len = strcspn(p, ",");
+      int found = -1;
+      for (int i = 0; i < n && found < 0; i++)
+        if (strlen(s[i].name) == len && strncmp(p, s[i].name, len) == 0) found = i;
+      if (found < 0) {
+        fprintf(stderr, "%s: no scenario '%.*s'\n", program, (int)len, p);
+        return tsr_test_usage_(program, s, n);
+      }
+      pick[npick++] = found;
+      p += len + (p[len] == ',');
+    }
   }
   tsr_test_.argc = argc - 2;
   tsr_test_.argv = argv + 2;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &tsr_test_.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &tsr_test_.nranks);
-  int code = 0;
-  if (all) {
-    /* Every scenario: failed if one failed, skipped only if all skipped. */
-    int ran = 0;
-    for (int i = 0; i < n; i++) {
-      int c = tsr_test_run_one_(&s[i]);
-      if (c == 1) code = 1;
-      if (c == 0) ran = 1;
+  char path[1024];
+  int verdicts = tsr_test_verdict_path_(path, sizeof path, "x", -1);
+  if (verdicts) { /* no verdict or message left from an earlier run */
+    for (int k = 0; k < npick; k++) {
+      tsr_test_verdict_path_(path, sizeof path, s[pick[k]].name, tsr_test_.rank);
+      remove(path);
+      tsr_test_verdict_path_(path, sizeof path, s[pick[k]].name, -1);
+      if (tsr_test_.rank == 0) remove(path);
     }
-    if (!code && !ran && n > 0) code = TSR_TEST_SKIP;
-  } else {
-    code = tsr_test_run_one_(&s[which]);
+    MPI_Barrier(MPI_COMM_WORLD);
   }
+  /* Failed if one failed; skipped only if all skipped. In verdict mode the
+   * verdicts are in the files: the run itself passes unless it breaks. */
+  int code = 0, ran = 0;
+  for (int k = 0; k < npick; k++) {
+    int c = tsr_test_run_one_(&s[pick[k]]);
+    if (c == 1) code = 1;
+    if (c == 0) ran = 1;
+  }
+  if (!code && !ran && npick > 0) code = TSR_TEST_SKIP;
   MPI_Finalize();
-  return code;
+  return verdicts ? 0 : code;
 }
 
 #endif
