@@ -76,8 +76,26 @@ typedef enum {
   TSR_ELAST = -20
 } tsr_error;
 
-/** Element types. The numbers equal NetCDF's NC_CHAR, NC_INT, NC_FLOAT, NC_DOUBLE. */
-typedef enum { TSR_CHAR = 2, TSR_INT = 4, TSR_FLOAT = 5, TSR_DOUBLE = 6 } tsr_type;
+/**
+ * Element types. The numbers equal NetCDF's nc_type values (NC_BYTE ...
+ * NC_UINT64). Every format has BYTE (signed 8-bit), CHAR, SHORT, INT, FLOAT
+ * and DOUBLE; UBYTE, USHORT, UINT, INT64 and UINT64 exist in `format=cdf5`
+ * and `format=netcdf4` only: defining a variable or attribute of such a type
+ * in a CDF-2 file returns TSR_ETYPE (tsr_backend_error says why).
+ */
+typedef enum {
+  TSR_BYTE = 1,    /**< int8_t (Fortran integer(int8)) */
+  TSR_CHAR = 2,    /**< char, text */
+  TSR_SHORT = 3,   /**< int16_t (integer(int16)) */
+  TSR_INT = 4,     /**< int32_t (integer(int32)) */
+  TSR_FLOAT = 5,   /**< float (real(real32)) */
+  TSR_DOUBLE = 6,  /**< double (real(real64)) */
+  TSR_UBYTE = 7,   /**< uint8_t */
+  TSR_USHORT = 8,  /**< uint16_t */
+  TSR_UINT = 9,    /**< uint32_t */
+  TSR_INT64 = 10,  /**< int64_t (integer(int64)) */
+  TSR_UINT64 = 11  /**< uint64_t */
+} tsr_type;
 
 /** Length of the record dimension in tsr_def_dim. */
 #define TSR_UNLIMITED 0

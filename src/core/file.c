@@ -50,13 +50,20 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
              f->strategy->name);
     return TSR_ESERVERS;
   }
-  const char *bname =
-      h->backend[0] ? h->backend : tsr__backend_default_write(f->strategy->backend_want(h));
-  int rc = tsr__backend_find(bname, &f->backend);
+  const char *bname = h->backend[0]
+                          ? h->backend
+                          : tsr__backend_default_write(f->strategy->backend_want(h), h->format);
+  int rc = bname ? tsr__backend_find(bname, &f->backend) : TSR_ENOTBUILT;
   if (rc) {
-    snprintf(msg, msglen, "backend '%s' %s", bname,
+    snprintf(msg, msglen, "backend '%s' %s", bname ? bname : "(none for this format)",
              rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
     return rc;
+  }
+  /* The backend decides which formats it writes (its registry row). */
+  if (tsr__backend_write_format(bname, (h->set & TSR__H_FORMAT) != 0, &h->format)) {
+    snprintf(msg, msglen, "backend '%s' does not write the format that format= asks for; "
+             "name another backend or none", bname);
+    return TSR_EHINT;
   }
   if (f->strategy->needs_parallel_backend && !f->backend->parallel && f->ctx->size > 1) {
     snprintf(msg, msglen, "strategy=%s writes from every rank and needs a parallel backend; "
@@ -160,13 +167,29 @@ int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid) {
   TSR_LEAVE(f, tsr__file_agree(f, rc));
 }
 
+/* TSR_ETYPE gets a reason: a type the format lacks (unsigned or 64-bit
+ * integers in CDF-2) is the usual surprise, not a bad number. */
+static int type_reason(tsr_file *f, int rc, tsr_type type, const char *name) {
+  if (rc != TSR_ETYPE) return rc;
+  f->berr.code = 0;
+  if (!tsr__type_valid(type))
+    snprintf(f->berr.message, sizeof f->berr.message, "%s: %d is not a tsr_type", name ? name : "",
+             (int)type);
+  else
+    snprintf(f->berr.message, sizeof f->berr.message,
+             "%s: type %d is not in this file's format (classic CDF-2 has byte, char, short, "
+             "int, float and double; unsigned and 64-bit integers need format=cdf5 or netcdf4)",
+             name ? name : "", (int)type);
+  return rc;
+}
+
 int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const int dimids[],
                 int *varid) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_add_var(&f->schema, name, type, ndims, dimids, varid);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  TSR_LEAVE(f, tsr__file_agree(f, type_reason(f, rc, type, name)));
 }
 
 int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
@@ -195,7 +218,7 @@ int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t 
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_put_att(&f->schema, varid, name, type, n, values);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  TSR_LEAVE(f, tsr__file_agree(f, type_reason(f, rc, type, name)));
 }
 
 int tsr_enddef(tsr_file *f) {

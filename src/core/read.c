@@ -19,7 +19,7 @@ struct tsr__reader {
 /* The registry's reading default prefers a parallel backend: one collective
  * read per call instead of every rank opening the file on its own. */
 static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
-  const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read();
+  const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read(f->path);
   int rc = tsr__backend_find(name, &f->backend);
   if (rc) {
     snprintf(msg, msglen, "backend '%s' %s", name,

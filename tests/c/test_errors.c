@@ -101,7 +101,7 @@ static void define_and_put_errors(tsr_ctx *ctx, const char *strategy) {
   TU_OK(tsr_def_var(f, "v", TSR_FLOAT, 3, (int[]){dt, dy, dx}, &v));
   TU_OK(tsr_def_var(f, "w", TSR_INT, 2, (int[]){dy, dx}, &w));
   TU_RC(tsr_def_var(f, "v", TSR_FLOAT, 3, (int[]){dt, dy, dx}, &bad), TSR_ENAME);
-  TU_RC(tsr_def_var(f, "q", (tsr_type)3, 2, (int[]){dy, dx}, &bad), TSR_ETYPE);
+  TU_RC(tsr_def_var(f, "q", (tsr_type)12, 2, (int[]){dy, dx}, &bad), TSR_ETYPE);
   TU_RC(tsr_def_var(f, "q", TSR_FLOAT, 2, (int[]){dy, 42}, &bad), TSR_EBADID);
   TU_RC(tsr_def_var(f, "q", TSR_FLOAT, 3, (int[]){dy, dt, dx}, &bad), TSR_EINVAL);
   TU_RC(tsr_put_att(f, v, "_FillValue", TSR_INT, 1, (int[]){0}), TSR_ETYPE);
@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
   TU_EQ(strcmp(tsr_strerror(TSR_EDECOMP), "invalid decomposition: tiles overlap or fall outside the shape"), 0);
   TU_EQ(strcmp(tsr_errname(TSR_ENOSPC), "TSR_ENOSPC"), 0);
   TU_EQ(tsr_type_size(TSR_DOUBLE), 8);
-  TU_EQ(tsr_type_size((tsr_type)3), 0);
+  TU_EQ(tsr_type_size((tsr_type)12), 0);
   decomposition_errors(ctx);
   create_errors(ctx);
   define_and_put_errors(ctx, "serial");
