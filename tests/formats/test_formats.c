@@ -7,6 +7,10 @@
  * (bitround quantization: floats within the kept bits). cdf2 scenarios also
  * check that the types CDF-2 lacks are refused with TSR_ETYPE.
  *
+ * Two more scenarios: "zstd" (Zstandard works when NetCDF finds the HDF5
+ * plugin, else TSR_ENOTBUILT naming zstd) and "choice" (format and backend
+ * choose each other; a backend asked for a format it lacks is TSR_EHINT).
+ *
  * Usage: test_formats <dir> <scenario>. Exit 77 (skipped) when the strategy
  * or backend is not built. Files stay in <dir> as fmt_<scenario>_np<N>.nc, so
  * the filter test (check_filters.sh) and the Python tests can look at them. */
@@ -289,11 +293,99 @@ static void verify_tessera(tsr_ctx *ctx, const scenario *S, const char *path, in
   tsr_decomp_free(&d3);
 }
 
+/* A one-variable file with @p hints; returns tsr_enddef's code (the
+ * backend creates the file there) after closing what was opened. */
+static int small_file(tsr_ctx *ctx, const char *path, const char *hints, char *msg, size_t cap) {
+  tsr_file *f = NULL;
+  msg[0] = '\0';
+  int rc = tsr_create(ctx, path, hints, &f);
+  if (rc) {
+    snprintf(msg, cap, "%s", tsr_last_error());
+    return rc;
+  }
+  int d, v;
+  TU_OK(tsr_def_dim(f, "x", 16, &d));
+  TU_OK(tsr_def_var(f, "v", TSR_FLOAT, 1, &d, &v));
+  rc = tsr_enddef(f);
+  const char *m = NULL;
+  tsr_backend_error(f, NULL, &m);
+  snprintf(msg, cap, "%s", rc && m ? m : "");
+  if (!rc) {
+    float x[16] = {0};
+    TU_OK(tsr_put_global(f, v, 0, x));
+  }
+  int crc = tsr_close(&f);
+  if (!rc) TU_OK(crc);
+  return rc;
+}
+
+static int nc_format_of(const char *path) {
+  int nc, fmt = -1;
+  if (nc_open(path, NC_NOWRITE, &nc) == NC_NOERR) {
+    nc_inq_format(nc, &fmt);
+    nc_close(nc);
+  }
+  return fmt;
+}
+
+static int special(const char *dir, const char *name) {
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model;
+  TU_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
+  char path[512], msg[512];
+  snprintf(path, sizeof path, "%s/fmt_%s_np%d.nc", dir, name, nranks);
+  if (strcmp(name, "zstd") == 0) {
+    int rc = small_file(ctx, path, "format=netcdf4:zstd=3:strategy=direct", msg, sizeof msg);
+    if (rc != 0) {
+      TU_RC(rc, TSR_ENOTBUILT);
+      TU_EQ(strstr(msg, "zstd") != NULL, 1);
+      if (tu_rank == 0) printf("zstd not available: %s\n", msg);
+    }
+  } else if (strcmp(name, "choice") == 0) {
+    /* backend=netcdf4 alone writes netCDF-4; format=netcdf4 alone picks it. */
+    TU_OK(small_file(ctx, path, "backend=netcdf4:strategy=serial", msg, sizeof msg));
+    if (tu_rank == 0) TU_EQ(nc_format_of(path), NC_FORMAT_NETCDF4);
+    MPI_Barrier(MPI_COMM_WORLD);
+    TU_OK(small_file(ctx, path, "format=netcdf4:strategy=aggregate", msg, sizeof msg));
+    if (tu_rank == 0) TU_EQ(nc_format_of(path), NC_FORMAT_NETCDF4);
+    MPI_Barrier(MPI_COMM_WORLD);
+    TU_OK(small_file(ctx, path, "format=cdf5:strategy=serial", msg, sizeof msg));
+    if (tu_rank == 0) TU_EQ(nc_format_of(path), NC_FORMAT_CDF5);
+    MPI_Barrier(MPI_COMM_WORLD);
+    TU_RC(small_file(ctx, path, "format=netcdf4:backend=netcdf", msg, sizeof msg), TSR_EHINT);
+    TU_EQ(strstr(msg, "does not write") != NULL, 1);
+    TU_RC(small_file(ctx, path, "format=cdf2:backend=netcdf4", msg, sizeof msg), TSR_EHINT);
+    TU_RC(small_file(ctx, path, "format=netcdf4:quantize=bitround:99", msg, sizeof msg), TSR_EHINT);
+    TU_EQ(strstr(msg, "quantize") != NULL, 1);
+    TU_RC(small_file(ctx, path, "format=netcdf4:chunks=0x4", msg, sizeof msg), TSR_EHINT);
+    TU_RC(small_file(ctx, path, "format=netcdf4:deflate=10", msg, sizeof msg), TSR_EHINT);
+    TU_RC(small_file(ctx, path, "format=netcdf4:chunks=contiguous:deflate=1", msg, sizeof msg),
+          TSR_EHINT);
+    TU_EQ(strstr(msg, "contiguous") != NULL, 1);
+    /* Uncompressed contiguous storage is fine. */
+    TU_OK(small_file(ctx, path, "format=netcdf4:chunks=contiguous", msg, sizeof msg));
+  } else {
+    TU_OK(tsr_finalize(&ctx));
+    MPI_Comm_free(&model);
+    return -1;
+  }
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+  return tu_finish(name);
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (argc < 3) {
     if (tu_rank == 0) fprintf(stderr, "usage: test_formats <dir> <scenario>\n");
+    MPI_Finalize();
+    return 2;
+  }
+  if (!strchr(argv[2], '-')) {
+    int rc = special(argv[1], argv[2]);
+    if (rc >= 0) return rc;
+    if (tu_rank == 0) fprintf(stderr, "unknown scenario '%s'\n", argv[2]);
     MPI_Finalize();
     return 2;
   }
