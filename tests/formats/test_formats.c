@@ -143,6 +143,67 @@ static void *fill(tsr_type t, int v, int64_t tt, int nd, const int64_t st[], con
   return buf;
 }
 
+/* What the inquiry calls say about the file of this test, being written or
+ * opened: dims, every variable's type and shape, the attributes. */
+static void check_inquiry(const tsr_file *f, const scenario *S, int64_t records, int opened) {
+  int nd = -1, nv = -1, ng = -1, unlim = -2, id = -1;
+  TU_OK(tsr_inq(f, &nd, &nv, &ng, &unlim));
+  TU_EQ(nd, 4);
+  TU_EQ(nv, 2 * S->ntypes);
+  TU_EQ(ng, S->ntypes);
+  TU_EQ(unlim, 0);
+  char name[TSR_MAX_NAME];
+  int64_t len = -1;
+  TU_OK(tsr_inq_dim(f, 0, name, &len));
+  TU_EQ(strcmp(name, "Time"), 0);
+  TU_EQ(len, records);
+  TU_OK(tsr_inq_dimid(f, "y", &id));
+  TU_EQ(id, 2);
+  TU_OK(tsr_inq_dim(f, id, NULL, &len));
+  TU_EQ(len, NY);
+  TU_RC(tsr_inq_dim(f, 4, name, &len), TSR_EBADID);
+  TU_RC(tsr_inq_dimid(f, "nope", &id), TSR_ENAME);
+  for (int t = 0; t < S->ntypes; t++) {
+    const typespec *ts = S->types[t];
+    tsr_type ty;
+    int vid = -1, vnd = -1, dimids[TSR_MAX_DIMS], natts = -1;
+    int64_t shape[TSR_MAX_DIMS];
+    TU_OK(tsr_inq_varid(f, ts->name, &vid));
+    TU_OK(tsr_inq_var(f, vid, name, &ty, &vnd, dimids, shape));
+    TU_EQ(strcmp(name, ts->name), 0);
+    TU_EQ(ty, ts->type);
+    TU_EQ(vnd, 4);
+    TU_EQ(dimids[0] == 0 && dimids[1] == 1 && dimids[2] == 2 && dimids[3] == 3, 1);
+    TU_EQ(shape[0] == records && shape[1] == NZ && shape[2] == NY && shape[3] == NX, 1);
+    /* A quantized variable read back also has NetCDF's record of the
+     * quantization (_QuantizeBitRoundNumberOfSignificantBits). */
+    int quantized = opened && quant_bits && (ts->type == TSR_FLOAT || ts->type == TSR_DOUBLE);
+    TU_OK(tsr_inq_natts(f, vid, &natts));
+    TU_EQ(natts, 1 + quantized);
+    int sample = 0;
+    for (int a = 0; a < natts; a++) {
+      TU_OK(tsr_inq_attname(f, vid, a, name));
+      sample += strcmp(name, "sample") == 0;
+    }
+    TU_EQ(sample, 1);
+    TU_RC(tsr_inq_attname(f, vid, natts, name), TSR_EBADID);
+    size_t n = 0;
+    TU_OK(tsr_inq_att(f, vid, "sample", &ty, &n));
+    TU_EQ(ty, ts->type);
+    TU_EQ(n, 1);
+    unsigned char got[8] = {0}, want[8] = {0};
+    value(ts->type, t, 0, 0, 0, 1, want);
+    TU_OK(tsr_get_att(f, vid, "sample", got));
+    TU_EQ(memcmp(got, want, tsr_type_size(ts->type)), 0);
+    memset(got, 0, sizeof got);
+    TU_OK(tsr_get_att(f, TSR_GLOBAL, ts->name, got));
+    TU_EQ(memcmp(got, want, tsr_type_size(ts->type)), 0);
+    TU_RC(tsr_get_att(f, vid, "nope", got), TSR_ENAME);
+  }
+  TU_RC(tsr_inq_var(f, 2 * S->ntypes, name, NULL, NULL, NULL, NULL), TSR_EBADID);
+  TU_RC(tsr_inq_natts(f, -5, &ng), TSR_EBADID);
+}
+
 static int write_file(tsr_ctx *ctx, const scenario *S, const char *path, int nr, int rank) {
   int64_t st2[2], ct2[2];
   tile(rank, nr, st2, ct2);
@@ -191,6 +252,7 @@ static int write_file(tsr_ctx *ctx, const scenario *S, const char *path, int nr,
     TU_EQ(msg && strstr(msg, "format=cdf5 or netcdf4") != NULL, 1);
   }
   TU_OK(tsr_enddef(f));
+  check_inquiry(f, S, 0, 0);
   for (int t = 0; t < S->ntypes; t++) {
     tsr_type ty = S->types[t]->type;
     for (int64_t tt = 0; tt < NT; tt++) {
@@ -202,6 +264,7 @@ static int write_file(tsr_ctx *ctx, const scenario *S, const char *path, int nr,
     TU_OK(tsr_put(f, v2[t], 0, NULL, b));
     free(b);
   }
+  check_inquiry(f, S, NT, 0);
   rc = tsr_close(&f);
   tsr_decomp_free(&d2);
   tsr_decomp_free(&d3);
@@ -265,6 +328,7 @@ static void verify_tessera(tsr_ctx *ctx, const scenario *S, const char *path, in
   tsr_file *f = NULL;
   TU_OK(tsr_open(ctx, path, NULL, &f));
   if (!f) return;
+  check_inquiry(f, S, NT, 1);
   int64_t y0 = NY * rank / nr, ny = NY * (rank + 1) / nr - y0;
   int64_t s2[2] = {y0, 0}, c2[2] = {ny, NX}, s3[3] = {0, y0, 0}, c3[3] = {NZ, ny, NX};
   int64_t g2[2] = {NY, NX}, g3[3] = {NZ, NY, NX};
