@@ -12,6 +12,12 @@
 extern const tsr__backend_ops tsr__backend_netcdf;
 extern const tsr__backend_ops tsr__backend_null;
 extern const tsr__backend_ops tsr__backend_netcdf4;
+#ifdef TESSERA_HAVE_ECCODES
+extern const tsr__backend_ops tsr__backend_grib2;
+#define TSR__GRIB2_OPS (&tsr__backend_grib2)
+#else
+#define TSR__GRIB2_OPS NULL
+#endif
 #ifdef TESSERA_HAVE_PNETCDF
 extern const tsr__backend_ops tsr__backend_pnetcdf;
 #define TSR__PNETCDF_OPS (&tsr__backend_pnetcdf)
@@ -20,7 +26,8 @@ extern const tsr__backend_ops tsr__backend_pnetcdf;
 #endif
 
 /* Formats as bits of the NC_FORMAT_* numbers the schema and hints use:
- * 1 classic, 2 CDF-2, 3 netCDF-4, 4 netCDF-4 classic model, 5 CDF-5. */
+ * 1 classic, 2 CDF-2, 3 netCDF-4, 4 netCDF-4 classic model, 5 CDF-5; and
+ * 16 GRIB2 (no NetCDF number). */
 #define F(n) (1u << (n))
 #define CLASSIC (F(1) | F(2) | F(5))
 #define NC4 (F(3) | F(4))
@@ -38,6 +45,7 @@ static const struct {
     {"netcdf", &tsr__backend_netcdf, 1, 0, 2, F(2) | F(5), CLASSIC | NC4},
     {"pnetcdf", TSR__PNETCDF_OPS, 0, 1, 1, F(2) | F(5), CLASSIC},
     {"netcdf4", &tsr__backend_netcdf4, 1, 1, 1, F(3), NC4},
+    {"grib2", TSR__GRIB2_OPS, 1, 0, 0, F(16), 0},
     {"null", &tsr__backend_null, 0, 0, 0, ~0u, 0},
 };
 #define NROWS ((int)(sizeof registry / sizeof registry[0]))
@@ -89,7 +97,13 @@ static const char *first_for(int role, int format, int built_only) {
 
 const char *tsr__backend_default_write(int want, int format) {
   switch (want) {
-  case TSR__BACKEND_WANT_PARALLEL: return first_for(PARALLEL, format, 0);
+  case TSR__BACKEND_WANT_PARALLEL: {
+    /* A format no parallel backend writes (GRIB2) gets its serial one: a
+     * strategy that can use one writer does; direct then says it needs a
+     * parallel backend. */
+    const char *p = first_for(PARALLEL, format, 0);
+    return p ? p : first_for(SERIAL, format, 1);
+  }
   case TSR__BACKEND_PREFER_PARALLEL: {
     const char *p = first_for(PARALLEL, format, 1);
     return p ? p : first_for(SERIAL, format, 1);

@@ -53,9 +53,14 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   const char *bname = h->backend[0]
                           ? h->backend
                           : tsr__backend_default_write(f->strategy->backend_want(h), h->format);
-  int rc = bname ? tsr__backend_find(bname, &f->backend) : TSR_ENOTBUILT;
+  if (!bname) { /* e.g. format=grib2 with strategy=direct: no parallel backend writes it */
+    snprintf(msg, msglen, "strategy=%s: no backend writes the format that format= asks for "
+             "in the way this strategy needs", f->strategy->name);
+    return TSR_EHINT;
+  }
+  int rc = tsr__backend_find(bname, &f->backend);
   if (rc) {
-    snprintf(msg, msglen, "backend '%s' %s", bname ? bname : "(none for this format)",
+    snprintf(msg, msglen, "backend '%s' %s", bname,
              rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
     return rc;
   }

@@ -50,12 +50,13 @@ typedef struct {
 
 /* The first spelling of a value is the canonical one tsr__hints_format prints. */
 static const choice format_choices[] = {
-    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"64bit_offset", 2}, {"64bit_data", 5}, {NULL, 0}};
+    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"64bit_offset", 2}, {"64bit_data", 5}, {NULL, 0}};
 static const choice ranks_choices[] = {{"last", 0}, {"first", 1}, {NULL, 0}};
 static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}};
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
+static const choice packing_choices[] = {{"simple", 0}, {"ccsds", 1}, {NULL, 0}};
 /* Compression levels: zlib's 0..9, Zstandard's 1..22. */
 static const choice deflate_choices[] = {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}, {"4", 4},
                                          {"5", 5}, {"6", 6}, {"7", 7}, {"8", 8}, {"9", 9},
@@ -118,6 +119,8 @@ static const key_info keys[] = {
     {"quantize", TSR__H_QUANTIZE, T_CODEC, FIELD(quantize), NULL, 0, NULL, 0},
     {"zstd", TSR__H_ZSTD, T_CHOICE, FIELD(zstd), zstd_choices, 0, NULL, 0},
     {"chunks", TSR__H_CHUNKS, T_CODEC, FIELD(chunks), NULL, 0, NULL, 0},
+    {"grib_bits", TSR__H_GRIB_BITS, T_INT, FIELD(grib_bits), NULL, 1, NULL, 0},
+    {"grib_packing", TSR__H_GRIB_PACKING, T_CHOICE, FIELD(grib_packing_ccsds), packing_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

@@ -45,7 +45,9 @@ enum {
   TSR__H_SHUFFLE = 1u << 17,
   TSR__H_QUANTIZE = 1u << 18,
   TSR__H_ZSTD = 1u << 19,
-  TSR__H_CHUNKS = 1u << 20
+  TSR__H_CHUNKS = 1u << 20,
+  TSR__H_GRIB_BITS = 1u << 21,
+  TSR__H_GRIB_PACKING = 1u << 22
 };
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
@@ -91,6 +93,8 @@ typedef struct tsr__hints {
   tsr__quantize quantize;      /* quantize= bitround:N | granularbr:N | bitgroom:N */
   int zstd;                    /* zstd= 0 (default, none) | 1..22 */
   tsr__chunks chunks;          /* chunks= auto (default) | contiguous | AxBx... */
+  int grib_bits;               /* grib_bits= 1..32 bits per packed value; 0 = 16 */
+  int grib_packing_ccsds;      /* grib_packing= simple (0, default) | ccsds (1) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;
