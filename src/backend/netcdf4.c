@@ -58,6 +58,7 @@ struct tsr__bfile {
   held_block *held; /* parallel: blocks waiting for the collective flush */
   int nheld, heldcap;
   int64_t pending; /* bytes held */
+  int writing;     /* created (not opened for reading) */
 };
 
 static int parallel(const tsr__bfile *bf) { return bf->comm != MPI_COMM_NULL; }
@@ -306,6 +307,7 @@ static int tsr__nc4_create(MPI_Comm comm, const char *path, const tsr__schema *s
     free_file(bf);
     return rc;
   }
+  bf->writing = 1;
   define_arg arg = {h, parallel(bf), path};
   rc = check_filters(bf, h, err);
   if (!rc) rc = tsr__nc_define(bf->ncid, path, s, define_var, &arg, err);
@@ -529,7 +531,7 @@ static int tsr__nc4_flush(tsr__bfile *bf, tsr__berr *err) {
 static int tsr__nc4_close(tsr__bfile *bf, tsr__berr *err) {
   if (!bf) return 0;
   int rc = 0, st;
-  if (bf->vars && parallel(bf)) rc = flush_held(bf, err); /* opened for writing */
+  if (bf->writing && parallel(bf)) rc = flush_held(bf, err);
   errno = 0;
   /* Closed even after an error: in parallel nc_close is collective. It
    * writes HDF5's metadata, so a full disk can show up here. */
