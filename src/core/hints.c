@@ -56,6 +56,7 @@ static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}}
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
+static const choice put_mode_choices[] = {{"copy", 0}, {"deferred", 1}, {NULL, 0}};
 static const choice packing_choices[] = {{"simple", 0}, {"ccsds", 1}, {NULL, 0}};
 /* Compression levels: zlib's 0..9, Zstandard's 1..22. */
 static const choice deflate_choices[] = {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}, {"4", 4},
@@ -114,6 +115,8 @@ static const key_info keys[] = {
     {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL, 0},
     {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
+    {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
+    {"put_mode", TSR__H_PUT_MODE, T_CHOICE, FIELD(put_mode_deferred), put_mode_choices, 0, NULL, 0},
     {"deflate", TSR__H_DEFLATE, T_CHOICE, FIELD(deflate), deflate_choices, 0, NULL, 0},
     {"shuffle", TSR__H_SHUFFLE, T_CHOICE, FIELD(shuffle), bool_choices, 0, NULL, 0},
     {"quantize", TSR__H_QUANTIZE, T_CODEC, FIELD(quantize), NULL, 0, NULL, 0},

@@ -41,13 +41,15 @@ enum {
   TSR__H_EXCHANGE = 1u << 13,
   TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
   TSR__H_CLOBBER = 1u << 15,
-  TSR__H_DEFLATE = 1u << 16,
-  TSR__H_SHUFFLE = 1u << 17,
-  TSR__H_QUANTIZE = 1u << 18,
-  TSR__H_ZSTD = 1u << 19,
-  TSR__H_CHUNKS = 1u << 20,
-  TSR__H_GRIB_BITS = 1u << 21,
-  TSR__H_GRIB_PACKING = 1u << 22
+  TSR__H_SAFE_MODE = 1u << 16,
+  TSR__H_PUT_MODE = 1u << 17,
+  TSR__H_DEFLATE = 1u << 18,
+  TSR__H_SHUFFLE = 1u << 19,
+  TSR__H_QUANTIZE = 1u << 20,
+  TSR__H_ZSTD = 1u << 21,
+  TSR__H_CHUNKS = 1u << 22,
+  TSR__H_GRIB_BITS = 1u << 23,
+  TSR__H_GRIB_PACKING = 1u << 24
 };
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
@@ -85,6 +87,11 @@ typedef struct tsr__hints {
   int writer;                  /* writer= rank of the serial writer, default 0 */
   int exchange_alltoall;       /* exchange= p2p (0, default) | alltoall (1) */
   int frames_per_outfile;      /* frames_per_outfile= N >= 1 (servers: frames per group) */
+  int put_mode_deferred;       /* put_mode= copy (0, default: tsr_put returns when the
+                                  buffer may be reused) | deferred (1: the caller keeps
+                                  it unchanged until tsr_flush/tsr_close; no copy) */
+  int safe_mode;               /* safe_mode= 0 (default: one schema agreement at enddef)
+                                  | 1 (every define call agreed) */
   int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
                                   writes the path) | force (1: no lock) */
   /* NetCDF-4 storage (docs/hints.md "Compression"): */
