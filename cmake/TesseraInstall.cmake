@@ -55,6 +55,9 @@ set(_tsr_priv ${NETCDF_MPI_LIBRARY})
 if(TESSERA_HAVE_PNETCDF)
   list(APPEND _tsr_priv ${PNETCDF_LIBRARY})
 endif()
+if(TESSERA_HAVE_ECCODES)
+  list(APPEND _tsr_priv ${ECCODES_LIBRARY})
+endif()
 tsr_link_flags(TESSERA_PRIVATE_LIBS ${_tsr_priv} -lm)
 
 # Programs linked with pkg-config or tessera-config flags find a shared

@@ -13,6 +13,12 @@ module tessera
 
 #include "tessera_errors.inc"
   integer(c_int), parameter, public :: TSR_CHAR = 2, TSR_INT = 4, TSR_FLOAT = 5, TSR_DOUBLE = 6
+  !> The other element types (tessera.h; NetCDF's numbers). Unsigned and
+  !> 64-bit types need format=cdf5 or format=netcdf4.
+  integer(c_int), parameter, public :: TSR_BYTE = 1, TSR_SHORT = 3, TSR_UBYTE = 7, &
+                                       TSR_USHORT = 8, TSR_UINT = 9, TSR_INT64 = 10, TSR_UINT64 = 11
+  !> Longest name the inquiry calls return.
+  integer, parameter, public :: TSR_MAX_NAME = 256
   integer(c_int64_t), parameter, public :: TSR_UNLIMITED = 0
   integer(c_int), parameter, public :: TSR_GLOBAL = -1
 
@@ -30,27 +36,41 @@ module tessera
   public :: tsr_init, tsr_finalize, tsr_decomp_box, tsr_decomp_free, tsr_create, tsr_def_dim, &
             tsr_def_var, tsr_def_var_decomp, tsr_put_att, tsr_enddef, tsr_put, tsr_put_global, &
             tsr_flush, tsr_close, tsr_strerror, tsr_open, tsr_get, tsr_inq_varid, &
+            tsr_inq, tsr_inq_dim, tsr_inq_dimid, tsr_inq_var, tsr_inq_natts, tsr_inq_attname, &
+            tsr_inq_att, tsr_get_att, &
             tsr_inq_libvers
 
-  !> tsr_put(f, varid, frame, d, buf): buf is real(c_float), real(c_double) or
-  !> integer(c_int), rank 1 to 3, contiguous (the whole memory box of d).
+  !> tsr_put(f, varid, frame, d, buf): buf is real(c_float), real(c_double),
+  !> integer(c_int8_t|c_int16_t|c_int|c_int64_t) (int8, int16, int32, int64:
+  !> TSR_BYTE, TSR_SHORT, TSR_INT, TSR_INT64), rank 1 to 3, contiguous (the
+  !> whole memory box of d).
   interface tsr_put
-    module procedure put_f1, put_f2, put_f3, put_d1, put_d2, put_d3, put_i1, put_i2, put_i3
+    module procedure put_f1, put_f2, put_f3, put_d1, put_d2, put_d3, put_i1, put_i2, put_i3, &
+                     put_b1, put_b2, put_b3, put_s1, put_s2, put_s3, put_l1, put_l2, put_l3
   end interface
   !> tsr_put_global(f, varid, frame, buf): character or real(c_float) values.
   interface tsr_put_global
     module procedure put_global_text, put_global_f1
   end interface
-  !> tsr_get(f, varid, frame, d, buf): buf is real(c_float), rank 1 to 3,
-  !> contiguous (the whole memory box of d); points outside the tile keep
-  !> their values.
+  !> tsr_get(f, varid, frame, d, buf): buf is any kind tsr_put takes, rank 1
+  !> to 3, contiguous (the whole memory box of d); points outside the tile
+  !> keep their values. Values come in the variable's own type.
   interface tsr_get
-    module procedure get_f1, get_f2, get_f3
+    module procedure get_f1, get_f2, get_f3, get_d1, get_d2, get_d3, get_i1, get_i2, get_i3, &
+                     get_b1, get_b2, get_b3, get_s1, get_s2, get_s3, get_l1, get_l2, get_l3
   end interface
-  !> tsr_put_att(f, varid, name, values): character, integer(c_int),
-  !> real(c_float) or real(c_double) (scalar or rank 1).
+  !> tsr_put_att(f, varid, name, values): character, integer(c_int8_t|
+  !> c_int16_t|c_int|c_int64_t), real(c_float) or real(c_double) (scalar or rank 1).
   interface tsr_put_att
-    module procedure att_text, att_i0, att_i1, att_f0, att_f1, att_d0, att_d1
+    module procedure att_text, att_i0, att_i1, att_f0, att_f1, att_d0, att_d1, att_b0, att_b1, &
+                     att_s0, att_s1, att_l0, att_l1
+  end interface
+  !> tsr_get_att(f, varid, name, values): the kinds of tsr_put_att; the
+  !> attribute must have the argument's type (TSR_ETYPE) and fit (TSR_EINVAL;
+  !> a scalar takes one value, a character variable is blank-padded).
+  interface tsr_get_att
+    module procedure gatt_text, gatt_b0, gatt_b1, gatt_s0, gatt_s1, gatt_i0, gatt_i1, gatt_l0, &
+                     gatt_l1, gatt_f0, gatt_f1, gatt_d0, gatt_d1
   end interface
 
   interface
@@ -167,6 +187,59 @@ module tessera
       type(c_ptr), value :: f
       character(kind=c_char), intent(in) :: name(*)
       integer(c_int), intent(out) :: id
+    end function
+#include "tessera_kinds_spec.inc"
+    integer(c_int) function c_inq(f, nd, nv, ng, unlim) bind(C, name="tsr_inq")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), intent(out) :: nd, nv, ng, unlim
+    end function
+    integer(c_int) function c_inq_dim(f, id, name, len) bind(C, name="tsr_inq_dim")
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: f
+      integer(c_int), value :: id
+      character(kind=c_char), intent(out) :: name(*)
+      integer(c_int64_t), intent(out) :: len
+    end function
+    integer(c_int) function c_inq_dimid(f, name, id) bind(C, name="tsr_inq_dimid")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: f
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: id
+    end function
+    integer(c_int) function c_inq_var(f, v, name, t, nd, ids, shape) bind(C, name="tsr_f_inq_var")
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: f
+      integer(c_int), value :: v
+      character(kind=c_char), intent(out) :: name(*)
+      integer(c_int), intent(out) :: t, nd, ids(*)
+      integer(c_int64_t), intent(out) :: shape(*)
+    end function
+    integer(c_int) function c_inq_natts(f, v, n) bind(C, name="tsr_inq_natts")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), value :: v
+      integer(c_int), intent(out) :: n
+    end function
+    integer(c_int) function c_inq_attname(f, v, a, name) bind(C, name="tsr_inq_attname")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: f
+      integer(c_int), value :: v, a
+      character(kind=c_char), intent(out) :: name(*)
+    end function
+    integer(c_int) function c_inq_att(f, v, name, t, n) bind(C, name="tsr_f_inq_att")
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: f
+      integer(c_int), value :: v
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: t
+      integer(c_int64_t), intent(out) :: n
+    end function
+    integer(c_int) function c_get_att(f, v, name, vals) bind(C, name="tsr_get_att")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: f, vals
+      integer(c_int), value :: v
+      character(kind=c_char), intent(in) :: name(*)
     end function
     integer(c_int) function c_flush(f) bind(C, name="tsr_flush")
       import :: c_int, c_ptr
@@ -447,6 +520,169 @@ contains
     type(tsr_decomp_t), intent(in) :: d
     real(c_float), intent(inout), contiguous :: buf(:, :, :)
     get_f3 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
+  end function
+
+#include "tessera_kinds_body.inc"
+
+  ! ---- inquiry (tessera.h "Inquiry"; not collective) ----
+
+  !> A NUL-terminated C name as a Fortran string.
+  pure function from_c(buf) result(s)
+    character(kind=c_char), intent(in) :: buf(:)
+    character(len=:), allocatable :: s
+    integer :: n, i
+    n = 0
+    do while (n < size(buf))
+      if (buf(n + 1) == c_null_char) exit
+      n = n + 1
+    end do
+    allocate(character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = buf(i)
+    end do
+  end function
+
+  !> Counts of dimensions, variables, global attributes; the record dimension's id (-1: none).
+  integer function tsr_inq(f, ndims, nvars, ngatts, unlimdimid)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(out) :: ndims, nvars, ngatts, unlimdimid
+    integer(c_int) :: a, b, c, d
+    tsr_inq = c_inq(f%p, a, b, c, d)
+    ndims = a
+    nvars = b
+    ngatts = c
+    unlimdimid = d
+  end function
+
+  !> Name and length of a dimension (the record dimension: its records).
+  integer function tsr_inq_dim(f, dimid, name, len)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: dimid
+    character(len=*), intent(out) :: name
+    integer(c_int64_t), intent(out) :: len
+    character(kind=c_char) :: buf(TSR_MAX_NAME)
+    buf = c_null_char
+    tsr_inq_dim = c_inq_dim(f%p, int(dimid, c_int), buf, len)
+    name = from_c(buf)
+  end function
+
+  integer function tsr_inq_dimid(f, name, dimid)
+    type(tsr_file_t), intent(in) :: f
+    character(len=*), intent(in) :: name
+    integer, intent(out) :: dimid
+    integer(c_int) :: id
+    tsr_inq_dimid = c_inq_dimid(f%p, cstr(name), id)
+    dimid = id
+  end function
+
+  !> Name, type, dimensions and their lengths, fastest first (the record
+  !> dimension last), as tsr_def_var takes them; dimids and shape need room
+  !> for ndims entries (TSR_EINVAL otherwise).
+  integer function tsr_inq_var(f, varid, name, xtype, ndims, dimids, shape)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid
+    character(len=*), intent(out) :: name
+    integer, intent(out) :: xtype, ndims
+    integer, intent(out) :: dimids(:)
+    integer(c_int64_t), intent(out) :: shape(:)
+    character(kind=c_char) :: buf(TSR_MAX_NAME)
+    integer(c_int) :: t, n, ids(8)
+    integer(c_int64_t) :: sh(8)
+    buf = c_null_char
+    name = ''
+    xtype = 0
+    ndims = 0
+    tsr_inq_var = c_inq_var(f%p, int(varid, c_int), buf, t, n, ids, sh)
+    if (tsr_inq_var /= TSR_OK) return
+    name = from_c(buf)
+    xtype = t
+    ndims = n
+    if (size(dimids) < n .or. size(shape) < n) then
+      tsr_inq_var = TSR_EINVAL
+      return
+    end if
+    dimids(1:n) = ids(1:n)
+    shape(1:n) = sh(1:n)
+  end function
+
+  integer function tsr_inq_natts(f, varid, natts)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid
+    integer, intent(out) :: natts
+    integer(c_int) :: n
+    tsr_inq_natts = c_inq_natts(f%p, int(varid, c_int), n)
+    natts = n
+  end function
+
+  !> Name of attribute attnum (1-based, as in NetCDF-Fortran).
+  integer function tsr_inq_attname(f, varid, attnum, name)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, attnum
+    character(len=*), intent(out) :: name
+    character(kind=c_char) :: buf(TSR_MAX_NAME)
+    buf = c_null_char
+    tsr_inq_attname = c_inq_attname(f%p, int(varid, c_int), int(attnum - 1, c_int), buf)
+    name = from_c(buf)
+  end function
+
+  integer function tsr_inq_att(f, varid, name, xtype, len)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid
+    character(len=*), intent(in) :: name
+    integer, intent(out) :: xtype, len
+    integer(c_int) :: t
+    integer(c_int64_t) :: n
+    tsr_inq_att = c_inq_att(f%p, int(varid, c_int), cstr(name), t, n)
+    xtype = t
+    len = int(n)
+  end function
+
+  ! The attribute exists, has type want and at most cap values: then copy.
+  integer function get_att_checked(f, varid, name, want, cap, p)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(in) :: want
+    integer(c_int64_t), intent(in) :: cap
+    type(c_ptr), intent(in) :: p
+    integer(c_int) :: t
+    integer(c_int64_t) :: n
+    get_att_checked = c_inq_att(f%p, int(varid, c_int), cstr(name), t, n)
+    if (get_att_checked /= TSR_OK) return
+    if (t /= want) then
+      get_att_checked = TSR_ETYPE
+    else if (n > cap) then
+      get_att_checked = TSR_EINVAL
+    else
+      get_att_checked = c_get_att(f%p, int(varid, c_int), cstr(name), p)
+    end if
+  end function
+
+  integer function gatt_text(f, varid, name, text)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid
+    character(len=*), intent(in) :: name
+    character(len=*), intent(out) :: text
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_int) :: t
+    integer(c_int64_t) :: n
+    integer :: i
+    text = ''
+    gatt_text = c_inq_att(f%p, int(varid, c_int), cstr(name), t, n)
+    if (gatt_text /= TSR_OK) return
+    if (t /= TSR_CHAR) then
+      gatt_text = TSR_ETYPE
+      return
+    end if
+    if (n > len(text)) then
+      gatt_text = TSR_EINVAL
+      return
+    end if
+    allocate(buf(max(n, 1_c_int64_t)))
+    gatt_text = c_get_att(f%p, int(varid, c_int), cstr(name), c_loc(buf))
+    do i = 1, int(n)
+      text(i:i) = buf(i)
+    end do
   end function
 
   integer function tsr_flush(f)

@@ -63,3 +63,46 @@ int tsr_f_put_att(tsr_file *f, int varid, const char *name, int type, int64_t n,
 int tsr_f_get_float(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, float *b) {
   return tsr_get(f, varid, frame - 1, d, b);
 }
+
+/* The other element kinds of tsr_put / tsr_get (tessera_kinds_body.inc). */
+#define TSR_F_PUTGET(suffix, ctype)                                                         \
+  int tsr_f_put_##suffix(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,        \
+                         const ctype *b) {                                                  \
+    return tsr_put(f, varid, frame - 1, d, b);                                              \
+  }                                                                                         \
+  int tsr_f_get_##suffix(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ctype *b) { \
+    return tsr_get(f, varid, frame - 1, d, b);                                              \
+  }
+TSR_F_PUTGET(int8, int8_t)
+TSR_F_PUTGET(int16, int16_t)
+TSR_F_PUTGET(int64, int64_t)
+int tsr_f_get_int(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, int *b) {
+  return tsr_get(f, varid, frame - 1, d, b);
+}
+int tsr_f_get_double(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, double *b) {
+  return tsr_get(f, varid, frame - 1, d, b);
+}
+
+/* Inquiry in Fortran order: dimensions fastest first. */
+int tsr_f_inq_var(const tsr_file *f, int varid, char *name, int *type, int *ndims, int *dimids,
+                  int64_t *shape) {
+  tsr_type t = TSR_CHAR;
+  int nd = 0, ids[TSR_MAX_DIMS];
+  int64_t sh[TSR_MAX_DIMS];
+  int rc = tsr_inq_var(f, varid, name, &t, &nd, ids, sh);
+  *type = rc ? 0 : (int)t;
+  *ndims = rc ? 0 : nd;
+  for (int i = 0; !rc && i < nd; i++) {
+    dimids[i] = ids[nd - 1 - i];
+    shape[i] = sh[nd - 1 - i];
+  }
+  return rc;
+}
+int tsr_f_inq_att(const tsr_file *f, int varid, const char *name, int *type, int64_t *n) {
+  tsr_type t = TSR_CHAR;
+  size_t len = 0;
+  int rc = tsr_inq_att(f, varid, name, &t, &len);
+  *type = rc ? 0 : (int)t;
+  *n = rc ? 0 : (int64_t)len;
+  return rc;
+}

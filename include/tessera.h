@@ -76,8 +76,26 @@ typedef enum {
   TSR_ELAST = -20
 } tsr_error;
 
-/** Element types. The numbers equal NetCDF's NC_CHAR, NC_INT, NC_FLOAT, NC_DOUBLE. */
-typedef enum { TSR_CHAR = 2, TSR_INT = 4, TSR_FLOAT = 5, TSR_DOUBLE = 6 } tsr_type;
+/**
+ * Element types. The numbers equal NetCDF's nc_type values (NC_BYTE ...
+ * NC_UINT64). Every format has BYTE (signed 8-bit), CHAR, SHORT, INT, FLOAT
+ * and DOUBLE; UBYTE, USHORT, UINT, INT64 and UINT64 exist in `format=cdf5`
+ * and `format=netcdf4` only: defining a variable or attribute of such a type
+ * in a CDF-2 file returns TSR_ETYPE (tsr_backend_error says why).
+ */
+typedef enum {
+  TSR_BYTE = 1,    /**< int8_t (Fortran integer(int8)) */
+  TSR_CHAR = 2,    /**< char, text */
+  TSR_SHORT = 3,   /**< int16_t (integer(int16)) */
+  TSR_INT = 4,     /**< int32_t (integer(int32)) */
+  TSR_FLOAT = 5,   /**< float (real(real32)) */
+  TSR_DOUBLE = 6,  /**< double (real(real64)) */
+  TSR_UBYTE = 7,   /**< uint8_t */
+  TSR_USHORT = 8,  /**< uint16_t */
+  TSR_UINT = 9,    /**< uint32_t */
+  TSR_INT64 = 10,  /**< int64_t (integer(int64)) */
+  TSR_UINT64 = 11  /**< uint64_t */
+} tsr_type;
 
 /** Length of the record dimension in tsr_def_dim. */
 #define TSR_UNLIMITED 0
@@ -291,6 +309,50 @@ TSR_EXTERN int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *
 
 /** Look up a variable id by name. Not collective. @return 0, TSR_ENAME. */
 TSR_EXTERN int tsr_inq_varid(const tsr_file *f, const char *name, int *varid);
+
+/**
+ * @name Inquiry
+ * What a file holds, for files being written (after the define calls that
+ * made it) and files opened with tsr_open alike: a restart reader learns
+ * dimension lengths, variable types and shapes and attributes without calling
+ * NetCDF. Ids are those of tsr_def_dim / tsr_def_var, or of the opened file
+ * (see tsr_open for variables left out). Dimension lists are in file order,
+ * slowest first, the record dimension first. The length of the record
+ * dimension is the number of records: in the file when it was opened, or put
+ * so far when it is being written. None of these calls is collective (every
+ * rank holds the same description). Names are at most TSR_MAX_NAME bytes with
+ * the NUL; output pointers may be NULL when the value is not wanted.
+ * @{
+ */
+/** Counts of dimensions, variables and global attributes, and the record
+ *  dimension's id (-1 when there is none). @return 0, TSR_EINVAL. */
+TSR_EXTERN int tsr_inq(const tsr_file *f, int *ndims, int *nvars, int *ngatts, int *unlimdimid);
+/** Name and length of dimension @p dimid. @return 0, TSR_EINVAL, TSR_EBADID. */
+TSR_EXTERN int tsr_inq_dim(const tsr_file *f, int dimid, char *name, int64_t *len);
+/** Id of the dimension named @p name. @return 0, TSR_EINVAL, TSR_ENAME. */
+TSR_EXTERN int tsr_inq_dimid(const tsr_file *f, const char *name, int *dimid);
+/**
+ * Name, type, number of dimensions (record dimension included), their ids and
+ * their lengths (@p dimids and @p shape hold TSR_MAX_DIMS entries).
+ * @return 0, TSR_EINVAL, TSR_EBADID.
+ */
+TSR_EXTERN int tsr_inq_var(const tsr_file *f, int varid, char *name, tsr_type *type, int *ndims,
+                           int dimids[], int64_t shape[]);
+/** Number of attributes of variable @p varid (TSR_GLOBAL: global ones).
+ *  @return 0, TSR_EINVAL, TSR_EBADID. */
+TSR_EXTERN int tsr_inq_natts(const tsr_file *f, int varid, int *natts);
+/** Name of attribute @p attnum (0 .. natts-1) of @p varid, in definition
+ *  order. @return 0, TSR_EINVAL, TSR_EBADID. */
+TSR_EXTERN int tsr_inq_attname(const tsr_file *f, int varid, int attnum, char *name);
+/** Type and number of values of an attribute. @return 0, TSR_EINVAL,
+ *  TSR_EBADID (no such variable), TSR_ENAME (no such attribute). */
+TSR_EXTERN int tsr_inq_att(const tsr_file *f, int varid, const char *name, tsr_type *type,
+                           size_t *n);
+/** Copy an attribute's values, in its own type, into @p values (room for n
+ *  values of tsr_inq_att; text is not NUL-terminated, as in NetCDF).
+ *  @return 0, TSR_EINVAL, TSR_EBADID, TSR_ENAME. */
+TSR_EXTERN int tsr_get_att(const tsr_file *f, int varid, const char *name, void *values);
+/** @} */
 
 /**
  * The last backend error on a file: the backend's own code (e.g. NC_ENOSPC)

@@ -3,7 +3,7 @@
 # nothing (and needs no network) when everything is already there.
 set -euo pipefail
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
-      cmake gfortran pkg-config python3-venv make)
+      cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -46,7 +46,7 @@ static void fill_row(void *argp, const bench_shape *sh, int64_t moff, const int6
     case TSR_FLOAT: ((float *)a->f->buf)[moff + e] = (float)val; break;
     case TSR_DOUBLE: ((double *)a->f->buf)[moff + e] = (double)val; break;
     case TSR_INT: ((int *)a->f->buf)[moff + e] = (int)val; break;
-    case TSR_CHAR: break;
+    default: break; /* char, and types the bench's schemas never hold */
     }
   }
 }
@@ -71,7 +71,7 @@ void bench_check_fill(bench_run *run, int t) {
       case TSR_FLOAT: ((float *)f->buf)[off] += 1.0f; break;
       case TSR_DOUBLE: ((double *)f->buf)[off] += 1.0; break;
       case TSR_INT: ((int *)f->buf)[off] += 1; break;
-      case TSR_CHAR: break;
+      default: break;
       }
       break;
     }
@@ -131,6 +131,7 @@ static void fill_globals(bench_run *run, int t, int64_t step) {
       case TSR_INT: ((int *)f->buf)[e] = (int)val; break;
       case TSR_FLOAT: ((float *)f->buf)[e] = (float)val; break;
       case TSR_DOUBLE: ((double *)f->buf)[e] = val; break;
+      default: break;
       }
     }
   }
@@ -166,8 +167,8 @@ static double read_elem(const void *buf, tsr_type type, int64_t e) {
   case TSR_INT: return (double)((const int *)buf)[e];
   case TSR_FLOAT: return (double)((const float *)buf)[e];
   case TSR_DOUBLE: return ((const double *)buf)[e];
+  default: return 0.0;
   }
-  return 0.0;
 }
 
 static int get_vara(int ncid, int varid, tsr_type type, const size_t *st, const size_t *ct, void *buf) {
@@ -176,8 +177,8 @@ static int get_vara(int ncid, int varid, tsr_type type, const size_t *st, const 
   case TSR_INT: return nc_get_vara_int(ncid, varid, st, ct, buf);
   case TSR_FLOAT: return nc_get_vara_float(ncid, varid, st, ct, buf);
   case TSR_DOUBLE: return nc_get_vara_double(ncid, varid, st, ct, buf);
+  default: return NC_EBADTYPE;
   }
-  return NC_EBADTYPE;
 }
 
 /* Verify one frame of variable v held as the block [off, off+cnt) of its

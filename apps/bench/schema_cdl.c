@@ -99,6 +99,7 @@ static int read_atts(int ncid, int varid, int natts, bench_att_list *l, char *er
     case TSR_INT: st = nc_get_att_int(ncid, varid, name, buf); break;
     case TSR_FLOAT: st = nc_get_att_float(ncid, varid, name, buf); break;
     case TSR_DOUBLE: st = nc_get_att_double(ncid, varid, name, buf); break;
+    default: break; /* map_type yields the four types above only */
     }
     int rc = st == NC_NOERR ? bench_att_put(l, name, tt, len, buf) : -1;
     free(buf);

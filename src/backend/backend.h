@@ -113,10 +113,17 @@ enum {
 int tsr__backend_find(const char *name, const tsr__backend_ops **ops);
 /* 1 when @p name (n bytes, not NUL-terminated) names a backend, built or not. */
 int tsr__backend_known(const char *name, size_t n);
-/* The name of the backend to write with when the hints name none. */
-const char *tsr__backend_default_write(int want);
-/* The name of the backend to read @p path with when the hints name none:
- * the first reading default that can open that path. */
+/* The name of the backend to write @p format (NC_FORMAT_* number, as in
+ * tsr__hints.format) with when the hints name none. */
+const char *tsr__backend_default_write(int want, int format);
+/* Whether backend @p name writes *format. When it does not and the format
+ * was not @p given explicitly, *format becomes the backend's own (netcdf4
+ * alone writes netCDF-4) and 0 is returned; else TSR_EHINT. */
+int tsr__backend_write_format(const char *name, int given, int *format);
+/* The name of the backend to read @p path with when the hints name none: the
+ * best one for the file's format (its first bytes tell) that can open that
+ * path, so netCDF-4 files go to netcdf4, classic ones to pnetcdf, and paths
+ * PnetCDF cannot open (a ':') to netcdf. */
 const char *tsr__backend_default_read(const char *path);
 /* Every registered name (built or not): i < tsr__backend_count(). */
 int tsr__backend_count(void);

@@ -83,10 +83,17 @@ static int pnc_fail(tsr__berr *err, int status, int sys_errno, const char *call,
 
 static MPI_Datatype mpi_type(tsr_type t) {
   switch (t) {
+  case TSR_BYTE: return MPI_SIGNED_CHAR;
   case TSR_CHAR: return MPI_CHAR;
+  case TSR_SHORT: return MPI_SHORT;
   case TSR_INT: return MPI_INT;
   case TSR_FLOAT: return MPI_FLOAT;
   case TSR_DOUBLE: return MPI_DOUBLE;
+  case TSR_UBYTE: return MPI_UNSIGNED_CHAR;
+  case TSR_USHORT: return MPI_UNSIGNED_SHORT;
+  case TSR_UINT: return MPI_UNSIGNED;
+  case TSR_INT64: return MPI_LONG_LONG;
+  case TSR_UINT64: return MPI_UNSIGNED_LONG_LONG;
   }
   return MPI_DATATYPE_NULL;
 }

@@ -50,13 +50,25 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
              f->strategy->name);
     return TSR_ESERVERS;
   }
-  const char *bname =
-      h->backend[0] ? h->backend : tsr__backend_default_write(f->strategy->backend_want(h));
+  const char *bname = h->backend[0]
+                          ? h->backend
+                          : tsr__backend_default_write(f->strategy->backend_want(h), h->format);
+  if (!bname) { /* e.g. format=grib2 with strategy=direct: no parallel backend writes it */
+    snprintf(msg, msglen, "strategy=%s: no backend writes the format that format= asks for "
+             "in the way this strategy needs", f->strategy->name);
+    return TSR_EHINT;
+  }
   int rc = tsr__backend_find(bname, &f->backend);
   if (rc) {
     snprintf(msg, msglen, "backend '%s' %s", bname,
              rc == TSR_ENOTBUILT ? "is not built into this library" : "is unknown");
     return rc;
+  }
+  /* The backend decides which formats it writes (its registry row). */
+  if (tsr__backend_write_format(bname, (h->set & TSR__H_FORMAT) != 0, &h->format)) {
+    snprintf(msg, msglen, "backend '%s' does not write the format that format= asks for; "
+             "name another backend or none", bname);
+    return TSR_EHINT;
   }
   if (f->strategy->needs_parallel_backend && !f->backend->parallel && f->ctx->size > 1) {
     snprintf(msg, msglen, "strategy=%s writes from every rank and needs a parallel backend; "
@@ -174,6 +186,22 @@ int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid) {
   TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_dim", name));
 }
 
+/* TSR_ETYPE gets a reason: a type the format lacks (unsigned or 64-bit
+ * integers in CDF-2) is the usual surprise, not a bad number. */
+static int type_reason(tsr_file *f, int rc, tsr_type type, const char *name) {
+  if (rc != TSR_ETYPE) return rc;
+  f->berr.code = 0;
+  if (!tsr__type_valid(type))
+    snprintf(f->berr.message, sizeof f->berr.message, "%s: %d is not a tsr_type", name ? name : "",
+             (int)type);
+  else
+    snprintf(f->berr.message, sizeof f->berr.message,
+             "%s: type %d is not in this file's format (classic CDF-2 has byte, char, short, "
+             "int, float and double; unsigned and 64-bit integers need format=cdf5 or netcdf4)",
+             name ? name : "", (int)type);
+  return rc;
+}
+
 int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const int dimids[],
                 int *varid) {
   if (!f) return TSR_EINVAL;
@@ -183,7 +211,7 @@ int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const i
   uint64_t h = tsr__fnv(hash_name(name), &type, sizeof type);
   h = tsr__fnv(h, &ndims, sizeof ndims);
   if (dimids && ndims > 0 && ndims <= TSR_MAX_DIMS) h = tsr__fnv(h, dimids, (size_t)ndims * sizeof *dimids);
-  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_var", name));
+  TSR_LEAVE(f, define_done(f, type_reason(f, rc, type, name), h, "tsr_def_var", name));
 }
 
 int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
@@ -220,7 +248,7 @@ int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t 
   h = tsr__fnv(h, &type, sizeof type);
   h = tsr__fnv(h, &n, sizeof n);
   if (!rc) h = tsr__fnv(h, values, n * tsr__type_size(type));
-  TSR_LEAVE(f, define_done(f, rc, h, "tsr_put_att", name));
+  TSR_LEAVE(f, define_done(f, type_reason(f, rc, type, name), h, "tsr_put_att", name));
 }
 
 /* The schema is complete: agree on it (one reduction over the define log by

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "core/hints_values.h"
 #include "core/log.h"
 #include "strategy/strategy.h"
 #include "tessera.h"
@@ -49,13 +50,22 @@ typedef struct {
 
 /* The first spelling of a value is the canonical one tsr__hints_format prints. */
 static const choice format_choices[] = {
-    {"cdf2", 2}, {"cdf5", 5}, {"64bit_offset", 2}, {"64bit_data", 5}, {NULL, 0}};
+    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"64bit_offset", 2}, {"64bit_data", 5}, {NULL, 0}};
 static const choice ranks_choices[] = {{"last", 0}, {"first", 1}, {NULL, 0}};
 static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}};
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
 static const choice put_mode_choices[] = {{"copy", 0}, {"deferred", 1}, {NULL, 0}};
+static const choice packing_choices[] = {{"simple", 0}, {"ccsds", 1}, {NULL, 0}};
+/* Compression levels: zlib's 0..9, Zstandard's 1..22. */
+static const choice deflate_choices[] = {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}, {"4", 4},
+                                         {"5", 5}, {"6", 6}, {"7", 7}, {"8", 8}, {"9", 9},
+                                         {NULL, 0}};
+static const choice zstd_choices[] = {
+    {"1", 1},   {"2", 2},   {"3", 3},   {"4", 4},   {"5", 5},   {"6", 6},   {"7", 7},   {"8", 8},
+    {"9", 9},   {"10", 10}, {"11", 11}, {"12", 12}, {"13", 13}, {"14", 14}, {"15", 15}, {"16", 16},
+    {"17", 17}, {"18", 18}, {"19", 19}, {"20", 20}, {"21", 21}, {"22", 22}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -68,7 +78,7 @@ static const registry_ref strategies = {tsr__strategy_known, tsr__strategy_count
                                         tsr__strategy_name_at};
 static const registry_ref backends = {tsr__backend_known, tsr__backend_count, tsr__backend_name_at};
 
-enum { T_CHOICE, T_SIZE, T_INT, T_NAME };
+enum { T_CHOICE, T_SIZE, T_INT, T_NAME, T_CODEC };
 
 typedef struct {
   const char *name;
@@ -107,8 +117,27 @@ static const key_info keys[] = {
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
     {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
     {"put_mode", TSR__H_PUT_MODE, T_CHOICE, FIELD(put_mode_deferred), put_mode_choices, 0, NULL, 0},
+    {"deflate", TSR__H_DEFLATE, T_CHOICE, FIELD(deflate), deflate_choices, 0, NULL, 0},
+    {"shuffle", TSR__H_SHUFFLE, T_CHOICE, FIELD(shuffle), bool_choices, 0, NULL, 0},
+    {"quantize", TSR__H_QUANTIZE, T_CODEC, FIELD(quantize), NULL, 0, NULL, 0},
+    {"zstd", TSR__H_ZSTD, T_CHOICE, FIELD(zstd), zstd_choices, 0, NULL, 0},
+    {"chunks", TSR__H_CHUNKS, T_CODEC, FIELD(chunks), NULL, 0, NULL, 0},
+    {"grib_bits", TSR__H_GRIB_BITS, T_INT, FIELD(grib_bits), NULL, 1, NULL, 0},
+    {"grib_packing", TSR__H_GRIB_PACKING, T_CHOICE, FIELD(grib_packing_ccsds), packing_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
+
+/* T_CODEC keys and the codec that parses and prints each (hints_values.c). */
+static const struct {
+  unsigned bit;
+  const tsr__hint_codec *codec;
+} codecs[] = {{TSR__H_QUANTIZE, &tsr__hint_quantize}, {TSR__H_CHUNKS, &tsr__hint_chunks}};
+
+static const tsr__hint_codec *codec_of(const key_info *k) {
+  for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
+    if (codecs[i].bit == k->bit) return codecs[i].codec;
+  return NULL;
+}
 
 /* Keys that must be the same for every file: servers exist before any file. */
 static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS};
@@ -268,6 +297,8 @@ static int parse_int(const char *s, int64_t min, int64_t *out) {
 static void expected(const key_info *k, char *buf, size_t cap) {
   if (k->type == T_INT) {
     snprintf(buf, cap, "expected an integer >= %lld", (long long)k->min);
+  } else if (k->type == T_CODEC) {
+    snprintf(buf, cap, "expected %s", codec_of(k)->expected);
   } else if (k->type == T_SIZE) {
     snprintf(buf, cap, "expected a size >= %s (bytes, optional suffix k, m or g)",
              k->min ? "1k" : "0");
@@ -350,6 +381,10 @@ static const key_info *key_by_bit(unsigned bit) {
 static void format_field(const tsr__hints *h, const key_info *k, char *buf, size_t cap) {
   if (k->type == T_NAME) {
     snprintf(buf, cap, "%s", (const char *)cfield_of(h, k));
+    return;
+  }
+  if (k->type == T_CODEC) {
+    codec_of(k)->format(cfield_of(h, k), buf, cap);
     return;
   }
   int64_t v = get_num(h, k);
@@ -520,6 +555,30 @@ static int check_chars(parser *ps, span key, span val) {
   return 0;
 }
 
+/* A structured value: the codec parses it into a zeroed copy of the field,
+ * so equal values compare equal byte for byte (same_field). */
+static int parse_codec(parser *ps, const key_info *k, span val, tsr__hints *d) {
+  char vs[96], why[160], text[VALUE_MAX + 1];
+  unsigned char field[sizeof(tsr__chunks) > sizeof(tsr__quantize) ? sizeof(tsr__chunks)
+                                                                    : sizeof(tsr__quantize)];
+  memset(field, 0, sizeof field);
+  if (val.n > (size_t)VALUE_MAX || k->size > sizeof field ||
+      (memcpy(text, val.p, val.n), text[val.n] = '\0', codec_of(k)->parse(text, field) != 0)) {
+    expected(k, why, sizeof why);
+    return fail(ps, "hint '%s=%s': %s", k->name, show(vs, sizeof vs, val), why);
+  }
+  memcpy(field_of(d, k), field, k->size);
+  d->set |= k->bit;
+  return 0;
+}
+
+/* The key a token names, if it is one of ours; NULL otherwise. */
+static const key_info *key_named(span key) {
+  for (size_t i = 0; i < NKEYS; i++)
+    if (span_is(key, keys[i].name)) return &keys[i];
+  return NULL;
+}
+
 static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
   char ks[96], vs[96], why[128];
   if (key.n == 0) return fail(ps, "hint '=%s': missing key before '='", show(vs, sizeof vs, val));
@@ -534,6 +593,7 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
                   show(vs, sizeof vs, val), k->name);
     int64_t v = 0;
     char name[TSR__NAME_MAX] = {0}; /* zero tail: hints compare with memcmp */
+    if (k->type == T_CODEC) return parse_codec(ps, k, val, d);
     int bad = k->type == T_NAME ? parse_name(k, val, name, sizeof name) : parse_value(k, val, &v);
     if (bad == -2) {
       format_size(memory_bytes(), why, sizeof why);
@@ -584,6 +644,18 @@ static int parse_group(parser *ps, span g, int globbed, int strict, tsr__hints *
                   show(ts, sizeof ts, t), show(gs, sizeof gs, trim(g)));
     span key = trim((span){t.p, (size_t)(eq - t.p)});
     span val = trim((span){eq + 1, (size_t)(t.p + t.n - eq - 1)});
+    /* "quantize=bitround:12": a codec value may run on over the following
+     * tokens that hold no '=' (the text is one buffer, so the span grows). */
+    const key_info *kn = key_named(key);
+    if (kn && kn->type == T_CODEC && codec_of(kn)->colon_args) {
+      splitter peek = s;
+      span nt;
+      while (split_next(&peek, ':', &nt) && trim(nt).n && !memchr(nt.p, '=', nt.n)) {
+        nt = trim(nt);
+        val.n = (size_t)(nt.p + nt.n - val.p);
+        s = peek;
+      }
+    }
     int rc = parse_kv(ps, key, val, strict, d);
     if (rc) return rc;
     nkv++;
@@ -782,7 +854,7 @@ void tsr__hints_format(const tsr__hints *h, char *out, size_t outlen) {
   out[0] = '\0';
   if (!h) return;
   size_t o = 0;
-  char v[32];
+  char v[160];
   for (size_t i = 0; i < NKEYS; i++) {
     if (!(h->set & keys[i].bit)) continue;
     format_field(h, &keys[i], v, sizeof v);

@@ -42,8 +42,33 @@ enum {
   TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
   TSR__H_CLOBBER = 1u << 15,
   TSR__H_SAFE_MODE = 1u << 16,
-  TSR__H_PUT_MODE = 1u << 17
+  TSR__H_PUT_MODE = 1u << 17,
+  TSR__H_DEFLATE = 1u << 18,
+  TSR__H_SHUFFLE = 1u << 19,
+  TSR__H_QUANTIZE = 1u << 20,
+  TSR__H_ZSTD = 1u << 21,
+  TSR__H_CHUNKS = 1u << 22,
+  TSR__H_GRIB_BITS = 1u << 23,
+  TSR__H_GRIB_PACKING = 1u << 24
 };
+
+/* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
+ * NC_QUANTIZE_* (the backend maps them, core includes no NetCDF header). */
+enum { TSR__QUANTIZE_NONE = 0, TSR__QUANTIZE_BITGROOM = 1, TSR__QUANTIZE_GRANULARBR = 2,
+       TSR__QUANTIZE_BITROUND = 3 };
+typedef struct {
+  int mode; /* TSR__QUANTIZE_* */
+  int nsd;  /* significant digits (bitgroom, granularbr) or bits (bitround) */
+} tsr__quantize;
+
+/* chunks= auto (n 0: one horizontal level per chunk) | contiguous (n -1) |
+ * AxBx... (n > 0 lengths for the last n non-record dimensions). */
+#define TSR__CHUNKS_MAX 8
+#define TSR__CHUNKS_CONTIGUOUS (-1)
+typedef struct {
+  int n;
+  int64_t len[TSR__CHUNKS_MAX];
+} tsr__chunks;
 
 typedef struct tsr__hints {
   unsigned set;                /* TSR__H_* bits of the fields given explicitly */
@@ -69,6 +94,14 @@ typedef struct tsr__hints {
                                   | 1 (every define call agreed) */
   int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
                                   writes the path) | force (1: no lock) */
+  /* NetCDF-4 storage (docs/hints.md "Compression"): */
+  int deflate;                 /* deflate= 0 (default, none) .. 9 */
+  int shuffle;                 /* shuffle= 0 (default) | 1 */
+  tsr__quantize quantize;      /* quantize= bitround:N | granularbr:N | bitgroom:N */
+  int zstd;                    /* zstd= 0 (default, none) | 1..22 */
+  tsr__chunks chunks;          /* chunks= auto (default) | contiguous | AxBx... */
+  int grib_bits;               /* grib_bits= 1..32 bits per packed value; 0 = 16 */
+  int grib_packing_ccsds;      /* grib_packing= simple (0, default) | ccsds (1) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

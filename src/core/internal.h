@@ -87,6 +87,8 @@ void tsr__file_free(tsr_file *f);
 /* Close the backend file of a file opened for reading and free the reader
  * (collective for parallel backends); tsr_close frees the rest. */
 int tsr__reader_close(tsr_file *f);
+/* Records (length of the record dimension) of a file opened for reading. */
+int64_t tsr__reader_records(const tsr_file *f);
 
 /* Agree on a file's status; the backend message of the lowest failing rank
  * is copied to every rank's handle. */

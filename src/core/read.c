@@ -156,3 +156,5 @@ int tsr__reader_close(tsr_file *f) {
   f->reader = NULL;
   return rc;
 }
+
+int64_t tsr__reader_records(const tsr_file *f) { return f->reader ? f->reader->nrecs : 0; }

@@ -8,12 +8,27 @@
 
 size_t tsr__type_size(tsr_type t) {
   switch (t) {
-  case TSR_CHAR: return 1;
-  case TSR_INT: return 4;
+  case TSR_BYTE:
+  case TSR_CHAR:
+  case TSR_UBYTE: return 1;
+  case TSR_SHORT:
+  case TSR_USHORT: return 2;
+  case TSR_INT:
+  case TSR_UINT:
   case TSR_FLOAT: return 4;
-  case TSR_DOUBLE: return 8;
+  case TSR_DOUBLE:
+  case TSR_INT64:
+  case TSR_UINT64: return 8;
   }
   return 0;
+}
+
+int tsr__type_in_format(tsr_type t, int format) {
+  if (!tsr__type_valid(t)) return 0;
+  /* CDF-1/CDF-2 and netCDF-4's classic model have the six original types;
+   * CDF-5 and netCDF-4 all of them. */
+  if (format == 1 || format == 2 || format == 4) return t <= TSR_DOUBLE;
+  return 1;
 }
 
 int tsr__type_valid(tsr_type t) { return tsr__type_size(t) != 0; }
@@ -71,7 +86,7 @@ int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndi
                         const int dimids[], int *varid) {
   if (!name_ok(name) || ndims < 0 || ndims > TSR_MAX_DIMS || (ndims > 0 && !dimids))
     return TSR_EINVAL;
-  if (!tsr__type_valid(type)) return TSR_ETYPE;
+  if (!tsr__type_in_format(type, s->format)) return TSR_ETYPE;
   if (tsr__schema_find_var(s, name) >= 0) return TSR_ENAME;
   int is_record = 0;
   for (int i = 0; i < ndims; i++) {
@@ -99,7 +114,7 @@ int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndi
 int tsr__schema_put_att(tsr__schema *s, int varid, const char *name, tsr_type type, size_t n,
                         const void *values) {
   if (!name_ok(name) || (n > 0 && !values)) return TSR_EINVAL;
-  if (!tsr__type_valid(type)) return TSR_ETYPE;
+  if (!tsr__type_in_format(type, s->format)) return TSR_ETYPE;
   if (varid != TSR_GLOBAL && (varid < 0 || varid >= s->nvars)) return TSR_EBADID;
   if (varid != TSR_GLOBAL && strcmp(name, "_FillValue") == 0 &&
       (type != s->vars[varid].type || n != 1))
@@ -158,10 +173,17 @@ void tsr__var_fill(const tsr__schema *s, int varid, void *out) {
   }
   /* NetCDF's default fill values (netcdf.h NC_FILL_*). */
   switch (v->type) {
+  case TSR_BYTE: *(int8_t *)out = -127; break;
   case TSR_CHAR: *(char *)out = 0; break;
+  case TSR_SHORT: *(int16_t *)out = -32767; break;
   case TSR_INT: *(int32_t *)out = -2147483647; break;
   case TSR_FLOAT: *(float *)out = 9.9692099683868690e+36f; break;
   case TSR_DOUBLE: *(double *)out = 9.9692099683868690e+36; break;
+  case TSR_UBYTE: *(uint8_t *)out = 255; break;
+  case TSR_USHORT: *(uint16_t *)out = 65535; break;
+  case TSR_UINT: *(uint32_t *)out = 4294967295u; break;
+  case TSR_INT64: *(int64_t *)out = -9223372036854775806LL; break;
+  case TSR_UINT64: *(uint64_t *)out = 18446744073709551614ULL; break;
   }
 }
 

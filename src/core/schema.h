@@ -35,11 +35,13 @@ typedef struct tsr__schema {
   tsr__var *vars;
   int ngatts;
   tsr__att *gatts;
-  int format; /* 2 = CDF-2 (64-bit offset), 5 = CDF-5 */
+  int format; /* 2 = CDF-2 (64-bit offset), 5 = CDF-5, 3 = netCDF-4 (4: its classic model, read only) */
 } tsr__schema;
 
 size_t tsr__type_size(tsr_type t);
 int tsr__type_valid(tsr_type t);
+/* 1 when format @p format (NC_FORMAT_* number) has type @p t. */
+int tsr__type_in_format(tsr_type t, int format);
 
 void tsr__schema_init(tsr__schema *s);
 void tsr__schema_free(tsr__schema *s);

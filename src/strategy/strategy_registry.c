@@ -56,7 +56,7 @@ static int backend_available(const tsr__strategy_ops *ops) {
   tsr__hints h;
   tsr__hints_defaults(&h);
   const tsr__backend_ops *b;
-  return tsr__backend_find(tsr__backend_default_write(ops->backend_want(&h)), &b) == 0;
+  return tsr__backend_find(tsr__backend_default_write(ops->backend_want(&h), h.format), &b) == 0;
 }
 
 const tsr__strategy_ops *tsr__strategy_default(void) {

@@ -255,8 +255,8 @@ static void test_bad_values(void) {
   BAD("buffer_bytes=9223372036854775808", "~hint 'buffer_bytes=9223372036854775808'");
   BAD("buffer_bytes=16777216t", "~hint 'buffer_bytes=16777216t'");
   BAD("strategy=fast", "hint 'strategy=fast': expected serial, direct, aggregate, split or servers");
-  BAD("backend=hdf5", "hint 'backend=hdf5': expected netcdf, pnetcdf or null");
-  BAD("format=cdf3", "hint 'format=cdf3': expected cdf2, cdf5, 64bit_offset or 64bit_data");
+  BAD("backend=hdf5", "hint 'backend=hdf5': expected netcdf, pnetcdf, netcdf4, grib2 or null");
+  BAD("format=cdf3", "hint 'format=cdf3': expected cdf2, cdf5, netcdf4, grib2, 64bit_offset or 64bit_data");
   BAD("server_ranks=middle", "hint 'server_ranks=middle': expected last or first");
   BAD("server_pick=random", "hint 'server_pick=random': expected roundrobin or idle");
   BAD("hints_strict=2", "hint 'hints_strict=2': expected 0 or 1");
@@ -642,6 +642,45 @@ static void test_registries(void) {
   }
 }
 
+/* The storage keys of netCDF-4 and GRIB2: quantize's value holds a ':' and
+ * runs on over the next token; chunks is a list; both print back in the form
+ * the parser takes. */
+static void test_storage_keys(void) {
+  CHECK_INT(P("format=netcdf4:quantize=bitround:12:deflate=1:shuffle=1:chunks=1x64x64", NULL), 0);
+  CHECK_INT(H.format, 3);
+  CHECK_INT(H.quantize.mode, TSR__QUANTIZE_BITROUND);
+  CHECK_INT(H.quantize.nsd, 12);
+  CHECK_INT(H.deflate, 1);
+  CHECK_INT(H.shuffle, 1);
+  CHECK_INT(H.chunks.n, 3);
+  CHECK_INT(H.chunks.len[2], 64);
+  CHECK_STR(fmt(&H), "format=netcdf4:deflate=1:shuffle=1:quantize=bitround:12:chunks=1x64x64");
+  tsr__hints first = H;
+  CHECK_INT(P(fmt(&first), NULL), 0); /* what format prints parses to the same hints */
+  CHECK_INT(memcmp(&first, &H, sizeof H), 0);
+  CHECK_INT(P("quantize=granularbr:3:zstd=5:chunks=contiguous", NULL), 0);
+  CHECK_INT(H.quantize.mode, TSR__QUANTIZE_GRANULARBR);
+  CHECK_INT(H.zstd, 5);
+  CHECK_INT(H.chunks.n, TSR__CHUNKS_CONTIGUOUS);
+  CHECK_STR(fmt(&H), "quantize=granularbr:3:zstd=5:chunks=contiguous");
+  CHECK_INT(P("format=grib2:grib_bits=12:grib_packing=ccsds", NULL), 0);
+  CHECK_INT(H.format, 16);
+  CHECK_INT(H.grib_bits, 12);
+  CHECK_INT(H.grib_packing_ccsds, 1);
+  BAD("deflate=10", "hint 'deflate=10': expected 0, 1, 2, 3, 4, 5, 6, 7, 8 or 9");
+  BAD("quantize=bitround", "~hint 'quantize=bitround': expected none, bitround:N");
+  BAD("quantize=bitround:0", "~expected none, bitround:N");
+  BAD("quantize=bitround:53", "~expected none, bitround:N");
+  BAD("quantize=bitgroom:16", "~expected none, bitround:N");
+  BAD("quantize=round:3", "~expected none, bitround:N");
+  BAD("quantize=bitround:12:strategy", "~hint 'quantize=bitround:12:strategy'");
+  BAD("chunks=0x4", "~hint 'chunks=0x4': expected auto, contiguous or chunk lengths");
+  BAD("chunks=4x", "~expected auto, contiguous or chunk lengths");
+  BAD("chunks=1x1x1x1x1x1x1x1x1", "~expected auto, contiguous or chunk lengths");
+  BAD("zstd=0", "~hint 'zstd=0': expected 1, 2,");
+  BAD("grib_packing=jpeg", "hint 'grib_packing=jpeg': expected simple or ccsds");
+}
+
 int main(void) {
   /* The ambient environment must not leak into the expectations. */
   unsetenv("TESSERA_HINTS");
@@ -660,6 +699,7 @@ int main(void) {
   test_passthrough();
   test_resolve();
   test_format();
+  test_storage_keys();
   printf("hints: %d passed, %d failed\n", g_pass, g_fail);
   return g_fail ? 1 : 0;
 }

@@ -1,0 +1,410 @@
+/* GRIB2 backend (format=grib2) through ecCodes: one GRIB2 message per
+ * horizontal level of each field and output time, as operational centres and
+ * WRF's io_form 5/10 write them.
+ *
+ * One rank owns the file (serial, aggregate with this serial backend, split,
+ * the servers' group root). A message needs its whole level, while blocks
+ * arrive in any shape (slabs of rows, tiles), so each level is assembled in a
+ * buffer of doubles with a mask of the points seen, and encoded and appended
+ * the moment its last point arrives: the memory held is the levels in
+ * progress, which the strategies' slab order keeps to a few.
+ *
+ * Which variables become messages: those whose last two dimensions are the
+ * horizontal grid (y, x) and that have a GRIB2 parameter, from the variable's
+ * attributes GRIB_discipline, GRIB_parameterCategory, GRIB_parameterNumber
+ * (and optionally GRIB_typeOfFirstFixedSurface, GRIB_level) or else from the
+ * small table of WRF names below. Other variables (Times, 1-D, unmapped) are
+ * left out of the file; TESSERA_VERBOSE logs how many. Packing: simple with
+ * grib_bits bits per value (default 16), or CCSDS (grib_packing=ccsds) when
+ * ecCodes has it. The grid is a regular lat/lon placeholder of the right
+ * size: Tessera knows no map projection. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <eccodes.h>
+
+#include "backend/backend.h"
+#include "backend/backend_block.h"
+#include "backend/backend_errors.h"
+#include "core/log.h"
+
+#define LIB "ecCodes"
+
+/* GRIB2 code table 4.5 surfaces Tessera uses. */
+enum { SFC_GROUND = 1, SFC_HEIGHT = 103, SFC_HYBRID = 105 };
+
+typedef struct {
+  const char *name;
+  int discipline, category, number;
+  int surface, level; /* level: for SFC_HEIGHT, metres; else the level index */
+} grib_param;
+
+/* WRF history fields with a WMO GRIB2 parameter (code table 4.2). */
+static const grib_param wrf_params[] = {
+    {"T", 0, 0, 2, SFC_HYBRID, -1},    /* potential temperature (perturbation) */
+    {"P", 0, 3, 0, SFC_HYBRID, -1},    /* pressure (perturbation) */
+    {"U", 0, 2, 2, SFC_HYBRID, -1},    {"V", 0, 2, 3, SFC_HYBRID, -1},
+    {"W", 0, 2, 9, SFC_HYBRID, -1},    {"PH", 0, 3, 4, SFC_HYBRID, -1},
+    {"QVAPOR", 0, 1, 2, SFC_HYBRID, -1}, /* mixing ratio */
+    {"T2", 0, 0, 0, SFC_HEIGHT, 2},    {"Q2", 0, 1, 2, SFC_HEIGHT, 2},
+    {"U10", 0, 2, 2, SFC_HEIGHT, 10},  {"V10", 0, 2, 3, SFC_HEIGHT, 10},
+    {"PSFC", 0, 3, 0, SFC_GROUND, 0},  {"TSK", 0, 0, 17, SFC_GROUND, 0},
+    {"HGT", 0, 3, 5, SFC_GROUND, 0},   {"RAINC", 0, 1, 10, SFC_GROUND, 0},
+    {"RAINNC", 0, 1, 9, SFC_GROUND, 0}, {"SWDOWN", 0, 4, 7, SFC_GROUND, 0},
+    {"HFX", 0, 0, 11, SFC_GROUND, 0},  {"LH", 0, 0, 10, SFC_GROUND, 0},
+    {"PBLH", 0, 3, 18, SFC_GROUND, 0},
+};
+
+typedef struct {
+  int mapped; /* 0: left out of the file */
+  grib_param p;
+  int64_t nlev; /* levels per frame: product of the dims before (y, x) */
+  int64_t ny, nx;
+} gvar;
+
+typedef struct {
+  int varid;
+  int64_t frame, level;
+  double *vals;         /* NULL once written */
+  unsigned char *seen;
+  int64_t nseen;
+} level_buf;
+
+struct tsr__bfile {
+  FILE *fp;
+  char *path;
+  int nvars;
+  tsr__bvar *vars;
+  gvar *g;
+  level_buf *lev;
+  int nlev, levcap;
+  int64_t pending; /* bytes of the levels in progress */
+  int bits;
+  int ccsds;
+  void *scratch;
+  size_t scratch_cap;
+};
+
+static void free_level(level_buf *l) {
+  free(l->vals);
+  free(l->seen);
+  l->vals = NULL;
+  l->seen = NULL;
+}
+
+static void free_file(tsr__bfile *bf) {
+  if (!bf) return;
+  for (int i = 0; i < bf->nlev; i++) free_level(&bf->lev[i]);
+  free(bf->lev);
+  free(bf->g);
+  free(bf->vars);
+  free(bf->path);
+  free(bf->scratch);
+  free(bf);
+}
+
+static int int_att(const tsr__var *v, const char *name, int *out) {
+  for (int a = 0; a < v->natts; a++) {
+    const tsr__att *at = &v->atts[a];
+    if (strcmp(at->name, name) != 0 || at->n < 1) continue;
+    if (at->type == TSR_INT) *out = *(const int32_t *)at->values;
+    else if (at->type == TSR_SHORT) *out = *(const int16_t *)at->values;
+    else if (at->type == TSR_BYTE) *out = *(const int8_t *)at->values;
+    else return 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* The GRIB2 parameter of a variable: its GRIB_* attributes, else the WRF
+ * table; 0 when it has none. */
+static int param_of(const tsr__var *v, int nlev, grib_param *p) {
+  int d, c, n;
+  memset(p, 0, sizeof *p);
+  p->surface = nlev > 1 ? SFC_HYBRID : SFC_GROUND;
+  p->level = -1;
+  if (int_att(v, "GRIB_discipline", &d) && int_att(v, "GRIB_parameterCategory", &c) &&
+      int_att(v, "GRIB_parameterNumber", &n)) {
+    p->discipline = d;
+    p->category = c;
+    p->number = n;
+    int_att(v, "GRIB_typeOfFirstFixedSurface", &p->surface);
+    if (p->surface != SFC_HYBRID) p->level = 0; /* a surface: level 0 unless given */
+    int_att(v, "GRIB_level", &p->level);
+    return 1;
+  }
+  for (size_t i = 0; i < sizeof wrf_params / sizeof wrf_params[0]; i++)
+    if (strcmp(wrf_params[i].name, v->name) == 0) return *p = wrf_params[i], 1;
+  return 0;
+}
+
+static int describe(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
+  int mapped = 0;
+  for (int v = 0; v < s->nvars; v++) {
+    const tsr__var *var = &s->vars[v];
+    gvar *g = &bf->g[v];
+    int64_t shape[TSR_MAX_DIMS];
+    int nd = tsr__var_shape(s, v, shape);
+    if (nd < 2 || var->type == TSR_CHAR) continue;
+    g->ny = shape[nd - 2];
+    g->nx = shape[nd - 1];
+    g->nlev = 1;
+    for (int i = 0; i < nd - 2; i++) g->nlev *= shape[i];
+    if (g->nx * g->ny == 0 || !param_of(var, (int)g->nlev, &g->p)) continue;
+    if (g->nx * g->ny > (int64_t)1 << 31)
+      return tsr__berr_plain(err, TSR_ESHAPE, LIB, "%s: a level of %lld points is too large "
+                             "for one GRIB2 message", var->name, (long long)(g->nx * g->ny));
+    g->mapped = 1;
+    mapped++;
+  }
+  TSR_LOG("grib2 %s: %d of %d variables have a GRIB2 parameter; the others are left out",
+          bf->path, mapped, s->nvars);
+  return 0;
+}
+
+static int tsr__grib_create(MPI_Comm comm, const char *path, const tsr__schema *s,
+                            const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
+  (void)comm; /* MPI_COMM_SELF: one rank owns a GRIB file */
+  *out = NULL;
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (!bf || !(bf->path = strdup(path)) || tsr__bvars_from_schema(s, &bf->vars) ||
+      !(bf->g = calloc((size_t)(s->nvars > 0 ? s->nvars : 1), sizeof *bf->g))) {
+    free_file(bf);
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  }
+  bf->nvars = s->nvars;
+  bf->bits = h && h->grib_bits > 0 ? h->grib_bits : 16;
+  bf->ccsds = h && h->grib_packing_ccsds;
+  int rc = describe(bf, s, err);
+  if (!rc && bf->ccsds) { /* ask this ecCodes whether it has CCSDS (libaec) */
+    codes_handle *t = codes_grib_handle_new_from_samples(NULL, "GRIB2");
+    size_t n = 0;
+    if (!t || codes_set_string(t, "packingType", "grid_ccsds", &n) != 0)
+      rc = tsr__berr_plain(err, TSR_ENOTBUILT, LIB,
+                           "grib_packing=ccsds: this ecCodes has no CCSDS packing (libaec)");
+    if (t) codes_handle_delete(t);
+  }
+  if (!rc && bf->bits > 32)
+    rc = tsr__berr_plain(err, TSR_EHINT, LIB, "grib_bits=%d: simple packing takes 1 to 32 bits",
+                         bf->bits);
+  if (!rc) {
+    errno = 0;
+    if (!(bf->fp = fopen(path, "wb")))
+      rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot create %s: %s", path,
+                           strerror(errno));
+  }
+  if (rc) {
+    free_file(bf);
+    return rc;
+  }
+  *out = bf;
+  return 0;
+}
+
+/* The buffer of one level, made on its first block. */
+static int level_of(tsr__bfile *bf, int varid, int64_t frame, int64_t level, level_buf **out,
+                    tsr__berr *err) {
+  for (int i = 0; i < bf->nlev; i++) {
+    level_buf *l = &bf->lev[i];
+    if (l->varid != varid || l->frame != frame || l->level != level) continue;
+    if (!l->vals)
+      return tsr__berr_plain(err, TSR_EINVAL, LIB,
+                             "%s frame %lld level %lld: written again after its GRIB2 message "
+                             "was complete (every point once: no decomposition holes)",
+                             bf->vars[varid].name, (long long)frame, (long long)level);
+    return *out = l, 0;
+  }
+  if (bf->nlev == bf->levcap) {
+    int cap = bf->levcap ? 2 * bf->levcap : 64;
+    level_buf *p = realloc(bf->lev, (size_t)cap * sizeof *p);
+    if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory");
+    bf->lev = p;
+    bf->levcap = cap;
+  }
+  const gvar *g = &bf->g[varid];
+  level_buf *l = &bf->lev[bf->nlev];
+  memset(l, 0, sizeof *l);
+  l->varid = varid;
+  l->frame = frame;
+  l->level = level;
+  size_t n = (size_t)(g->nx * g->ny);
+  l->vals = malloc(n * sizeof *l->vals);
+  l->seen = calloc(n, 1);
+  if (!l->vals || !l->seen) {
+    free_level(l);
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory for a level of %s",
+                           bf->vars[varid].name);
+  }
+  bf->nlev++;
+  bf->pending += (int64_t)(n * sizeof *l->vals);
+  return *out = l, 0;
+}
+
+static double elem(tsr_type t, const void *p, int64_t i) {
+  switch (t) {
+  case TSR_BYTE: return ((const int8_t *)p)[i];
+  case TSR_SHORT: return ((const int16_t *)p)[i];
+  case TSR_INT: return ((const int32_t *)p)[i];
+  case TSR_FLOAT: return ((const float *)p)[i];
+  case TSR_DOUBLE: return ((const double *)p)[i];
+  case TSR_UBYTE: return ((const uint8_t *)p)[i];
+  case TSR_USHORT: return ((const uint16_t *)p)[i];
+  case TSR_UINT: return ((const uint32_t *)p)[i];
+  case TSR_INT64: return (double)((const int64_t *)p)[i];
+  case TSR_UINT64: return (double)((const uint64_t *)p)[i];
+  default: return 0;
+  }
+}
+
+#define CHECK_CODES(call)                                                                      \
+  do {                                                                                         \
+    int e_ = (call);                                                                           \
+    if (e_) {                                                                                  \
+      rc = tsr__berr_plain(err, TSR_EIO, LIB, "%s: %s (%s)", #call, codes_get_error_message(e_), \
+                           v->name);                                                           \
+      if (err) err->code = e_;                                                                 \
+      goto done;                                                                               \
+    }                                                                                          \
+  } while (0)
+
+/* Encode a complete level as one GRIB2 message and append it. */
+static int write_message(tsr__bfile *bf, level_buf *l, tsr__berr *err) {
+  const tsr__bvar *v = &bf->vars[l->varid];
+  const gvar *g = &bf->g[l->varid];
+  int rc = 0;
+  codes_handle *h = codes_grib_handle_new_from_samples(NULL, "GRIB2");
+  if (!h) return tsr__berr_plain(err, TSR_ENOTBUILT, LIB, "no GRIB2 sample in this ecCodes");
+  const void *msg;
+  size_t len = 0;
+  long level = g->p.level >= 0 ? g->p.level : (long)l->level + 1;
+  CHECK_CODES(codes_set_long(h, "discipline", g->p.discipline));
+  CHECK_CODES(codes_set_long(h, "parameterCategory", g->p.category));
+  CHECK_CODES(codes_set_long(h, "parameterNumber", g->p.number));
+  CHECK_CODES(codes_set_long(h, "typeOfFirstFixedSurface", g->p.surface));
+  CHECK_CODES(codes_set_long(h, "scaleFactorOfFirstFixedSurface", 0));
+  CHECK_CODES(codes_set_long(h, "scaledValueOfFirstFixedSurface", level));
+  CHECK_CODES(codes_set_long(h, "forecastTime", (long)l->frame));
+  CHECK_CODES(codes_set_long(h, "Ni", (long)g->nx));
+  CHECK_CODES(codes_set_long(h, "Nj", (long)g->ny));
+  CHECK_CODES(codes_set_long(h, "jScansPositively", 1)); /* rows south to north, as y grows */
+  CHECK_CODES(codes_set_double(h, "latitudeOfFirstGridPointInDegrees", 0.0));
+  CHECK_CODES(codes_set_double(h, "longitudeOfFirstGridPointInDegrees", 0.0));
+  CHECK_CODES(codes_set_double(h, "latitudeOfLastGridPointInDegrees", 0.01 * (double)(g->ny - 1)));
+  CHECK_CODES(codes_set_double(h, "longitudeOfLastGridPointInDegrees", 0.01 * (double)(g->nx - 1)));
+  CHECK_CODES(codes_set_double(h, "iDirectionIncrementInDegrees", 0.01));
+  CHECK_CODES(codes_set_double(h, "jDirectionIncrementInDegrees", 0.01));
+  if (bf->ccsds) CHECK_CODES(codes_set_string(h, "packingType", "grid_ccsds", &len));
+  CHECK_CODES(codes_set_long(h, "bitsPerValue", bf->bits));
+  CHECK_CODES(codes_set_double_array(h, "values", l->vals, (size_t)(g->nx * g->ny)));
+  CHECK_CODES(codes_get_message(h, &msg, &len));
+  errno = 0;
+  if (fwrite(msg, 1, len, bf->fp) != len)
+    rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "writing %s: %s", bf->path,
+                         strerror(errno));
+done:
+  codes_handle_delete(h);
+  bf->pending -= (int64_t)(g->nx * g->ny) * (int64_t)sizeof(double);
+  free_level(l);
+  return rc;
+}
+
+static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                                 const int64_t count[], const void *buf, tsr__memview mem,
+                                 tsr__berr *err) {
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
+  if (rc) return rc;
+  const gvar *g = &bf->g[varid];
+  int64_t n = tsr__block_elems(v->nd, count);
+  if (!g->mapped || n == 0) return 0; /* left out of the file */
+  if (!v->is_record) frame = 0;
+  const void *src = buf;
+  if (mem.mshape) {
+    if ((size_t)n * v->esize > bf->scratch_cap) {
+      void *p = realloc(bf->scratch, (size_t)n * v->esize);
+      if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %s", v->name);
+      bf->scratch = p;
+      bf->scratch_cap = (size_t)n * v->esize;
+    }
+    tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
+    src = bf->scratch;
+  }
+  /* Walk the block row by row: the leading dims give the level, the last
+   * two the row (y) and the run of x. */
+  int nd = v->nd, lead = nd - 2;
+  int64_t idx[TSR_MAX_DIMS] = {0}, rows = n / count[nd - 1], q = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t level = 0;
+    for (int i = 0; i < lead; i++) level = level * v->shape[i] + start[i] + idx[i];
+    level_buf *l = NULL;
+    if ((rc = level_of(bf, varid, frame, level, &l, err))) return rc;
+    int64_t y = start[nd - 2] + idx[nd - 2];
+    for (int64_t x = 0; x < count[nd - 1]; x++, q++) {
+      int64_t p = y * g->nx + start[nd - 1] + x;
+      l->vals[p] = elem(v->type, src, q);
+      if (!l->seen[p]) l->seen[p] = 1, l->nseen++;
+    }
+    if (l->nseen == g->nx * g->ny && (rc = write_message(bf, l, err))) return rc;
+    for (int i = nd - 2; i >= 0 && ++idx[i] == count[i]; i--) idx[i] = 0;
+  }
+  return 0;
+}
+
+static int64_t tsr__grib_pending_bytes(const tsr__bfile *bf) { return bf->pending; }
+
+static int tsr__grib_flush(tsr__bfile *bf, tsr__berr *err) {
+  errno = 0;
+  if (fflush(bf->fp) != 0)
+    return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "flushing %s: %s", bf->path,
+                           strerror(errno));
+  return 0;
+}
+
+static int tsr__grib_close(tsr__bfile *bf, tsr__berr *err) {
+  if (!bf) return 0;
+  int rc = 0;
+  for (int i = 0; i < bf->nlev && !rc; i++) {
+    const level_buf *l = &bf->lev[i];
+    if (l->vals)
+      rc = tsr__berr_plain(err, TSR_EINVAL, LIB,
+                           "%s frame %lld level %lld: %lld of %lld points were written; a GRIB2 "
+                           "message needs its whole level (path %s)",
+                           bf->vars[l->varid].name, (long long)l->frame, (long long)l->level,
+                           (long long)l->nseen,
+                           (long long)(bf->g[l->varid].nx * bf->g[l->varid].ny), bf->path);
+  }
+  errno = 0;
+  if (fclose(bf->fp) != 0 && !rc)
+    rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "closing %s: %s", bf->path,
+                         strerror(errno));
+  free_file(bf);
+  return rc;
+}
+
+static void tsr__grib_abort(tsr__bfile *bf, const char *path) {
+  if (!bf) return;
+  fclose(bf->fp);
+  unlink(path ? path : bf->path);
+  free_file(bf);
+}
+
+const tsr__backend_ops tsr__backend_grib2 = {
+    .version = TSR__BACKEND_VERSION,
+    .name = "grib2",
+    .parallel = 0,
+    .create = tsr__grib_create,
+    .write_block = tsr__grib_write_block,
+    .pending_bytes = tsr__grib_pending_bytes,
+    .flush = tsr__grib_flush,
+    .close = tsr__grib_close,
+    .abort = tsr__grib_abort,
+    .file_info = NULL,
+    .block_offset = NULL,
+    .open = NULL, /* GRIB is written, not read back, by Tessera: grib_ls, cfgrib */
+    .read_block = NULL,
+    .num_records = NULL,
+};

@@ -1,0 +1,41 @@
+#!/bin/sh
+# The storage a netCDF-4 file asked for is what NetCDF reports: write with
+# test_formats on two ranks (collective, compressed in parallel), then grep
+# `ncdump -hs` for the chunk shapes, filters and quantization of the hints.
+# usage: check_filters.sh MPIEXEC "MPIEXEC_FLAGS" TEST_FORMATS NCDUMP DIR
+set -u
+mpiexec=$1 flags=$2 prog=$3 ncdump=$4 dir=$5
+pass=0 fail=0
+expect() { # file pattern [absent]
+  if "$ncdump" -hs "$1" | grep -q -- "$2"; then found=1; else found=0; fi
+  if [ "${3:-}" = absent ]; then found=$((1 - found)); fi
+  if [ $found = 1 ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL: ncdump -hs $1: '$2' ${3:+should be }${3:-not found}"
+  fi
+}
+for sc in nc4-aggregate nc4z-aggregate nc4q-direct; do
+  # shellcheck disable=SC2086 # flags are words
+  if ! $mpiexec $flags -n 2 "$prog" "$dir" $sc > "$dir/$sc.log" 2>&1; then
+    cat "$dir/$sc.log"
+    echo "FAIL: test_formats $sc"
+    fail=$((fail + 1))
+  fi
+done
+f="$dir/fmt_nc4-aggregate_np2.nc"
+expect "$f" ':_Format = "netCDF-4"'
+expect "$f" 'v_float:_ChunkSizes = 1, 1, 9, 10 ;' # auto: one horizontal level
+expect "$f" 'v_float_2d:_ChunkSizes = 9, 10 ;'
+expect "$f" 'v_float:_DeflateLevel' absent
+f="$dir/fmt_nc4z-aggregate_np2.nc"
+expect "$f" 'v_float:_ChunkSizes = 1, 1, 4, 8 ;' # chunks=1x4x8
+expect "$f" 'v_uint64_2d:_ChunkSizes = 4, 8 ;'
+expect "$f" 'v_double:_DeflateLevel = 1 ;'
+expect "$f" 'v_int64:_Shuffle = "true" ;'
+f="$dir/fmt_nc4q-direct_np2.nc"
+expect "$f" 'v_float:_QuantizeBitRoundNumberOfSignificantBits = 12 ;'
+expect "$f" 'v_double:_QuantizeBitRoundNumberOfSignificantBits = 12 ;'
+expect "$f" 'v_int:_QuantizeBitRound' absent # integers are never quantized
+expect "$f" 'v_float:_DeflateLevel = 2 ;'
+echo "check_filters: $pass passed, $fail failed"
+[ $fail = 0 ]

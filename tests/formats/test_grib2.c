@@ -1,0 +1,202 @@
+/* GRIB2 (format=grib2): a WRF-like file through one strategy, read back
+ * message by message with ecCodes: one message per horizontal level of each
+ * mapped field and frame, the parameter of the WRF table or of the
+ * variable's GRIB_* attributes, the level and forecast time, and every value
+ * within simple packing's precision (range / 2^bits). Unmapped fields and
+ * Times are left out. direct needs a parallel backend that writes GRIB2:
+ * TSR_EHINT.
+ *
+ * Usage: test_grib2 <dir> <serial|aggregate|servers|direct>. Exit 77 when
+ * the grib2 backend is not built. The file stays as <dir>/grib_<scenario>_np<N>.grb2. */
+#include <eccodes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+enum { NZ = 3, NY = 9, NX = 10, NT = 2, BITS = 16 };
+
+typedef struct {
+  const char *name;
+  tsr_type type;
+  int nd; /* 3: (Time, z, y, x); 2: (Time, y, x) */
+  long disc, cat, num, surface, level; /* expected GRIB2 identity; disc < 0: left out */
+} gspec;
+
+static const gspec VARS[] = {
+    {"T", TSR_FLOAT, 3, 0, 0, 2, 105, -1},    {"T2", TSR_FLOAT, 2, 0, 0, 0, 103, 2},
+    {"PSFC", TSR_DOUBLE, 2, 0, 3, 0, 1, 0},   {"MYVAR", TSR_INT, 2, 0, 1, 8, 1, 0},
+    {"FOO", TSR_FLOAT, 2, -1, 0, 0, 0, 0},
+};
+enum { NV = sizeof VARS / sizeof VARS[0] };
+
+static double want_value(int v, int64_t t, int64_t k, int64_t j, int64_t i) {
+  return 100.0 + (double)tu_value(v, t, k, j, i) / 1000.0;
+}
+
+static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char *hints) {
+  int nr, me;
+  MPI_Comm_size(model, &nr);
+  MPI_Comm_rank(model, &me);
+  int64_t y0 = NY * me / nr, ny = NY * (me + 1) / nr - y0;
+  int64_t g2[2] = {NY, NX}, g3[3] = {NZ, NY, NX}, s2[2] = {y0, 0}, c2[2] = {ny, NX};
+  int64_t s3[3] = {0, y0, 0}, c3[3] = {NZ, ny, NX};
+  tsr_decomp *d2 = NULL, *d3 = NULL;
+  TU_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
+  TU_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
+  tsr_file *f = NULL;
+  int rc = tsr_create(ctx, path, hints, &f);
+  if (rc) {
+    tsr_decomp_free(&d2);
+    tsr_decomp_free(&d3);
+    return rc;
+  }
+  int dT, dz, dy, dx, ds, vid[NV], times;
+  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
+  TU_OK(tsr_def_dim(f, "DateStrLen", 19, &ds));
+  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
+  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
+  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
+  TU_OK(tsr_def_var(f, "Times", TSR_CHAR, 2, (int[]){dT, ds}, &times));
+  for (int v = 0; v < NV; v++) {
+    const gspec *g = &VARS[v];
+    if (g->nd == 3) TU_OK(tsr_def_var(f, g->name, g->type, 4, (int[]){dT, dz, dy, dx}, &vid[v]));
+    else TU_OK(tsr_def_var(f, g->name, g->type, 3, (int[]){dT, dy, dx}, &vid[v]));
+  }
+  /* MYVAR is no WRF field: its parameter comes from attributes. */
+  TU_OK(tsr_put_att(f, vid[3], "GRIB_discipline", TSR_INT, 1, (int[]){0}));
+  TU_OK(tsr_put_att(f, vid[3], "GRIB_parameterCategory", TSR_INT, 1, (int[]){1}));
+  TU_OK(tsr_put_att(f, vid[3], "GRIB_parameterNumber", TSR_INT, 1, (int[]){8}));
+  TU_OK(tsr_put_att(f, vid[3], "GRIB_typeOfFirstFixedSurface", TSR_INT, 1, (int[]){1}));
+  TU_OK(tsr_enddef(f));
+  for (int t = 0; t < NT; t++) {
+    TU_OK(tsr_put_global(f, times, t, "2026-01-01_00:00:00"));
+    for (int v = 0; v < NV; v++) {
+      const gspec *g = &VARS[v];
+      int64_t nk = g->nd == 3 ? NZ : 1, n = nk * ny * NX, q = 0;
+      void *buf = malloc((size_t)(n > 0 ? n : 1) * 8);
+      for (int64_t k = 0; k < nk; k++)
+        for (int64_t j = y0; j < y0 + ny; j++)
+          for (int64_t i = 0; i < NX; i++, q++) {
+            double w = want_value(v, t, k, j, i);
+            if (g->type == TSR_FLOAT) ((float *)buf)[q] = (float)w;
+            else if (g->type == TSR_DOUBLE) ((double *)buf)[q] = w;
+            else ((int32_t *)buf)[q] = (int32_t)tu_value(v, t, k, j, i);
+          }
+      TU_OK(tsr_put(f, vid[v], t, g->nd == 3 ? d3 : d2, buf));
+      free(buf);
+    }
+  }
+  rc = tsr_close(&f);
+  tsr_decomp_free(&d2);
+  tsr_decomp_free(&d3);
+  return rc;
+}
+
+static long get_long(codes_handle *h, const char *key) {
+  long v = -999;
+  TU_EQ(codes_get_long(h, key, &v), 0);
+  return v;
+}
+
+/* Every message: which field, level and frame it is, and its values. */
+static void verify(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  TU_EQ(fp != NULL, 1);
+  if (!fp) return;
+  int seen[NV][NT][NZ] = {{{0}}}, nmsg = 0, err = 0;
+  codes_handle *h;
+  while ((h = codes_handle_new_from_file(NULL, fp, PRODUCT_GRIB, &err)) != NULL) {
+    nmsg++;
+    TU_EQ(get_long(h, "edition"), 2);
+    long disc = get_long(h, "discipline"), cat = get_long(h, "parameterCategory"),
+         num = get_long(h, "parameterNumber"), sfc = get_long(h, "typeOfFirstFixedSurface"),
+         lev = get_long(h, "scaledValueOfFirstFixedSurface"), t = get_long(h, "forecastTime");
+    TU_EQ(get_long(h, "Ni"), NX);
+    TU_EQ(get_long(h, "Nj"), NY);
+    TU_EQ(get_long(h, "bitsPerValue"), BITS);
+    int v = -1;
+    for (int i = 0; i < NV; i++)
+      if (VARS[i].disc == disc && VARS[i].cat == cat && VARS[i].num == num &&
+          VARS[i].surface == sfc)
+        v = i;
+    TU_EQ(v >= 0, 1);
+    long k = v >= 0 && VARS[v].nd == 3 ? lev - 1 : 0;
+    if (v >= 0 && VARS[v].nd == 2) TU_EQ(lev, VARS[v].level);
+    if (v < 0 || k < 0 || k >= NZ || t < 0 || t >= NT) {
+      codes_handle_delete(h);
+      continue;
+    }
+    seen[v][t][k]++;
+    size_t n = 0;
+    TU_EQ(codes_get_size(h, "values", &n), 0);
+    TU_EQ(n, NX * NY);
+    double *vals = malloc(n * sizeof *vals), lo = INFINITY, hi = -INFINITY;
+    TU_EQ(codes_get_double_array(h, "values", vals, &n), 0);
+    for (int j = 0; j < NY; j++)
+      for (int i = 0; i < NX; i++) {
+        double w = VARS[v].type == TSR_INT ? (double)tu_value(v, t, k, j, i)
+                                           : want_value(v, t, k, j, i);
+        if (VARS[v].type == TSR_FLOAT) w = (float)w;
+        lo = fmin(lo, w);
+        hi = fmax(hi, w);
+      }
+    /* Simple packing keeps values within one step of range / (2^bits - 1). */
+    double tol = (hi - lo) / ((1 << BITS) - 1) + 1e-9 * fabs(hi), worst = 0;
+    for (int j = 0; j < NY; j++)
+      for (int i = 0; i < NX; i++) {
+        double w = VARS[v].type == TSR_INT ? (double)tu_value(v, t, k, j, i)
+                                           : want_value(v, t, k, j, i);
+        if (VARS[v].type == TSR_FLOAT) w = (float)w;
+        worst = fmax(worst, fabs(vals[j * NX + i] - w));
+      }
+    if (worst > tol)
+      fprintf(stderr, "%s t=%ld k=%ld: error %g > %g\n", VARS[v].name, t, k, worst, tol);
+    TU_EQ(worst <= tol, 1);
+    free(vals);
+    codes_handle_delete(h);
+  }
+  fclose(fp);
+  TU_EQ(nmsg, NT * (NZ + 3)); /* T's levels, T2, PSFC, MYVAR; not FOO nor Times */
+  for (int v = 0; v < NV; v++)
+    for (int t = 0; t < NT; t++)
+      for (int k = 0; k < (VARS[v].nd == 3 ? NZ : 1); k++)
+        TU_EQ(seen[v][t][k], VARS[v].disc < 0 ? 0 : 1);
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  int nranks;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (argc < 3) {
+    if (tu_rank == 0) fprintf(stderr, "usage: test_grib2 <dir> <strategy>\n");
+    MPI_Finalize();
+    return 2;
+  }
+  const char *sc = argv[2];
+  char path[512], hints[128], init[128] = "";
+  snprintf(path, sizeof path, "%s/grib_%s_np%d.grb2", argv[1], sc, nranks);
+  snprintf(hints, sizeof hints, "format=grib2:grib_bits=%d:strategy=%s", BITS,
+           strcmp(sc, "servers") == 0 ? "servers" : sc);
+  if (strcmp(sc, "servers") == 0) snprintf(init, sizeof init, "strategy=servers:io_groups=1:io_tasks=1");
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  TU_OK(tsr_init(MPI_COMM_WORLD, init[0] ? init : NULL, &ctx, &model));
+  int rc = 0;
+  if (ctx) {
+    rc = write_grib(ctx, model, path, hints);
+    if (strcmp(sc, "direct") == 0) TU_RC(rc, TSR_EHINT);
+    else if (rc != TSR_ENOTBUILT) TU_OK(rc);
+    TU_OK(tsr_finalize(&ctx));
+    MPI_Comm_free(&model);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rc == TSR_ENOTBUILT) {
+    MPI_Finalize();
+    return 77;
+  }
+  if (tu_rank == 0 && rc == 0 && strcmp(sc, "direct") != 0) verify(path);
+  return tu_finish("grib2");
+}
