@@ -4,8 +4,8 @@
  * for an unwritable path and for a file size limit.
  *
  * Every rank runs the same sequence of collective calls whatever its checks
- * say, so a failure on one rank fails the test (MPI_Allreduce at the end)
- * instead of hanging it. */
+ * say, so a failure on one rank fails the test (the verdict of tsr_test.h,
+ * agreed over MPI_COMM_WORLD at the end) instead of hanging it. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -20,56 +20,24 @@
 
 #include "backend/backend.h"
 #include "core/schema.h"
+#include "tsr_test.h"
 
 enum { NF = 2, NY = 5, NX = 7, NZ = 3, NSTR = 19 };
 enum { V_TIMES, V_T2, V_MASK, V_U }; /* variable ids, in definition order */
 
-static int g_rank, g_pass, g_fail;
+static int g_rank;
 static char g_dir[256];
 
-/* ---- assertions: expression, both values, rank ---- */
+/* ---- assertions: tsr_test.h's, with the backend's message on failure ---- */
 
-static void report(int ok, int line, const char *expr, const char *detail) {
-  if (ok) {
-    g_pass++;
-    return;
-  }
-  g_fail++;
-  fprintf(stderr, "[rank %d] FAIL test_backends.c:%d: %s%s%s\n", g_rank, line, expr,
-          detail[0] ? ": " : "", detail);
-}
+#define CHECK_RC(a, b, err)                                                                 \
+  TSR_CHECKF((a) == (b), "got %s, expected %s [%s]", tsr_errname(a), tsr_errname(b),      \
+             (err)->message)
 
-#define CHECK(c) report(!!(c), __LINE__, #c, "")
-#define CHECK_EQ(a, b)                                                              \
-  do {                                                                              \
-    long long a_ = (long long)(a), b_ = (long long)(b);                             \
-    char d_[96];                                                                    \
-    snprintf(d_, sizeof d_, "got %lld, expected %lld", a_, b_);                     \
-    report(a_ == b_, __LINE__, #a " == " #b, d_);                                   \
-  } while (0)
-#define CHECK_RC(a, b, err)                                                         \
-  do {                                                                              \
-    int a_ = (a), b_ = (b);                                                         \
-    char d_[400];                                                                   \
-    snprintf(d_, sizeof d_, "got %s, expected %s [%s]", tsr_errname(a_),            \
-             tsr_errname(b_), (err)->message);                                      \
-    report(a_ == b_, __LINE__, #a " == " #b, d_);                                   \
-  } while (0)
-#define CHECK_NC(call)                                                              \
-  do {                                                                              \
-    int s_ = (call);                                                                \
-    report(s_ == NC_NOERR, __LINE__, #call, s_ ? nc_strerror(s_) : "");             \
-  } while (0)
-#define CHECK_STR(a, b)                                                             \
-  do {                                                                              \
-    char d_[300];                                                                   \
-    snprintf(d_, sizeof d_, "got \"%.120s\", expected \"%.120s\"", (a), (b));       \
-    report(strcmp((a), (b)) == 0, __LINE__, #a " == " #b, d_);                      \
-  } while (0)
-
-/* One check per array: report the first element that differs. */
-static void check_array(int line, const char *what, const void *got, const void *exp, size_t n,
-                        tsr_type t) {
+/* One check per array: 1 when equal, else 0 with the first element that
+ * differs described in @p d. */
+static int array_equal(const void *got, const void *exp, size_t n, tsr_type t, char *d,
+                       size_t dn) {
   size_t es = tsr__type_size(t);
   for (size_t i = 0; i < n; i++) {
     const char *g = (const char *)got + i * es, *e = (const char *)exp + i * es;
@@ -82,13 +50,16 @@ static void check_array(int line, const char *what, const void *got, const void 
     case TSR_DOUBLE: gv = *(const double *)g, ev = *(const double *)e; break;
     default: break; /* the bytes differ; the message shows no values */
     }
-    char d[160];
-    snprintf(d, sizeof d, "element %zu: got %.17g, expected %.17g", i, gv, ev);
-    report(0, line, what, d);
-    return;
+    snprintf(d, dn, "element %zu: got %.17g, expected %.17g", i, gv, ev);
+    return 0;
   }
-  report(1, line, what, "");
+  return 1;
 }
+#define CHECK_ARRAY(what, got, exp, n, t)                                                   \
+  do {                                                                                      \
+    char d_[160] = "";                                                                      \
+    TSR_CHECKF(array_equal(got, exp, n, t, d_, sizeof d_), "%s: %s", what, d_);             \
+  } while (0)
 
 /* A collective step's success must be the same everywhere, or the next
  * collective call would hang: give up loudly rather than hang. */
@@ -126,28 +97,28 @@ static void build_schema(tsr__schema *s, int format) {
   int dt, dy, dx, dz, ds, id;
   tsr__schema_init(s);
   s->format = format;
-  CHECK_EQ(tsr__schema_add_dim(s, "Time", TSR_UNLIMITED, &dt), 0);
-  CHECK_EQ(tsr__schema_add_dim(s, "y", NY, &dy), 0);
-  CHECK_EQ(tsr__schema_add_dim(s, "x", NX, &dx), 0);
-  CHECK_EQ(tsr__schema_add_dim(s, "z", NZ, &dz), 0);
-  CHECK_EQ(tsr__schema_add_dim(s, "DateStrLen", NSTR, &ds), 0);
-  CHECK_EQ(tsr__schema_add_var(s, "Times", TSR_CHAR, 2, (int[]){dt, ds}, &id), 0);
-  CHECK_EQ(id, V_TIMES);
-  CHECK_EQ(tsr__schema_add_var(s, "T2", TSR_FLOAT, 3, (int[]){dt, dy, dx}, &id), 0);
-  CHECK_EQ(id, V_T2);
-  CHECK_EQ(tsr__schema_add_var(s, "mask", TSR_INT, 2, (int[]){dy, dx}, &id), 0);
-  CHECK_EQ(id, V_MASK);
-  CHECK_EQ(tsr__schema_add_var(s, "U", TSR_DOUBLE, 4, (int[]){dt, dz, dy, dx}, &id), 0);
-  CHECK_EQ(id, V_U);
-  CHECK_EQ(tsr__schema_put_att(s, TSR_GLOBAL, "TITLE", TSR_CHAR, strlen(title), title), 0);
-  CHECK_EQ(tsr__schema_put_att(s, TSR_GLOBAL, "DX", TSR_FLOAT, 1, (float[]){3000.0f}), 0);
-  CHECK_EQ(tsr__schema_put_att(s, TSR_GLOBAL, "NUM_LEVELS", TSR_INT, 1, (int[]){NZ}), 0);
-  CHECK_EQ(tsr__schema_put_att(s, TSR_GLOBAL, "ratios", TSR_DOUBLE, 3, ratios), 0);
-  CHECK_EQ(tsr__schema_put_att(s, V_T2, "units", TSR_CHAR, 1, "K"), 0);
-  CHECK_EQ(tsr__schema_put_att(s, V_T2, "_FillValue", TSR_FLOAT, 1, &t2_fill), 0);
-  CHECK_EQ(tsr__schema_put_att(s, V_T2, "scale", TSR_DOUBLE, 2, t2_scale), 0);
-  CHECK_EQ(tsr__schema_put_att(s, V_MASK, "flag_values", TSR_INT, 3, mask_flags), 0);
-  CHECK_EQ(tsr__schema_put_att(s, V_U, "description", TSR_CHAR, 6, "x-wind"), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_dim(s, "Time", TSR_UNLIMITED, &dt), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_dim(s, "y", NY, &dy), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_dim(s, "x", NX, &dx), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_dim(s, "z", NZ, &dz), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_dim(s, "DateStrLen", NSTR, &ds), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_var(s, "Times", TSR_CHAR, 2, (int[]){dt, ds}, &id), 0);
+  TSR_CHECK_EQ_INT(id, V_TIMES);
+  TSR_CHECK_EQ_INT(tsr__schema_add_var(s, "T2", TSR_FLOAT, 3, (int[]){dt, dy, dx}, &id), 0);
+  TSR_CHECK_EQ_INT(id, V_T2);
+  TSR_CHECK_EQ_INT(tsr__schema_add_var(s, "mask", TSR_INT, 2, (int[]){dy, dx}, &id), 0);
+  TSR_CHECK_EQ_INT(id, V_MASK);
+  TSR_CHECK_EQ_INT(tsr__schema_add_var(s, "U", TSR_DOUBLE, 4, (int[]){dt, dz, dy, dx}, &id), 0);
+  TSR_CHECK_EQ_INT(id, V_U);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, TSR_GLOBAL, "TITLE", TSR_CHAR, strlen(title), title), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, TSR_GLOBAL, "DX", TSR_FLOAT, 1, (float[]){3000.0f}), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, TSR_GLOBAL, "NUM_LEVELS", TSR_INT, 1, (int[]){NZ}), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, TSR_GLOBAL, "ratios", TSR_DOUBLE, 3, ratios), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, V_T2, "units", TSR_CHAR, 1, "K"), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, V_T2, "_FillValue", TSR_FLOAT, 1, &t2_fill), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, V_T2, "scale", TSR_DOUBLE, 2, t2_scale), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, V_MASK, "flag_values", TSR_INT, 3, mask_flags), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_put_att(s, V_U, "description", TSR_CHAR, 6, "x-wind"), 0);
 }
 
 /* ---- writing: rows [y0, y0+ny) of every field, through one backend ---- */
@@ -166,9 +137,8 @@ static void put(writer *w, int line, int varid, int64_t frame, const int64_t *st
   int rc = w->ops->write_block(w->bf, varid, frame, start, count, buf, mem, &err);
   char what[64];
   snprintf(what, sizeof what, "write_block(var %d, frame %lld)", varid, (long long)frame);
-  char d[400];
-  snprintf(d, sizeof d, "got %s [%s]", tsr_errname(rc), err.message);
-  report(rc == 0, line, what, rc ? d : "");
+  TSR_CHECKF(rc == 0, "%s (called at line %d): got %s [%s]", what, line, tsr_errname(rc),
+             err.message);
   /* The contract lets the caller reuse its buffer at once: scribble on it,
    * so a backend that kept a pointer writes garbage and the read-back fails. */
   memset(buf, 0x5A, bufbytes);
@@ -241,26 +211,27 @@ static void check_att(int ncid, int varid, const char *name, nc_type t, size_t n
   char what[96], got[64];
   snprintf(what, sizeof what, "attribute %s", name);
   int st = nc_inq_att(ncid, varid, name, &gt, &gn);
-  report(st == NC_NOERR && gt == t && gn == n, __LINE__, what, st ? nc_strerror(st) : "type/len");
+  TSR_CHECKF(st == NC_NOERR && gt == t && gn == n, "%s: %s", what,
+             st ? nc_strerror(st) : "type/len");
   if (st || gt != t || gn != n || n * tsr__type_size((tsr_type)t) > sizeof got) return;
-  CHECK_NC(nc_get_att(ncid, varid, name, got));
-  check_array(__LINE__, what, got, exp, n, (tsr_type)t);
+  TSR_CHECK_EQ_INT(nc_get_att(ncid, varid, name, got), NC_NOERR);
+  CHECK_ARRAY(what, got, exp, n, (tsr_type)t);
 }
 
 static void verify_file(const char *path, int format) {
   int ncid, id, fmt;
   size_t len;
   int st = nc_open(path, NC_NOWRITE, &ncid);
-  report(st == NC_NOERR, __LINE__, "nc_open(path)", st ? nc_strerror(st) : "");
+  TSR_CHECKF(st == NC_NOERR, "nc_open(path): %s", nc_strerror(st));
   if (st) return;
-  CHECK_NC(nc_inq_format(ncid, &fmt));
-  CHECK_EQ(fmt, format == 5 ? NC_FORMAT_CDF5 : format == 3 ? NC_FORMAT_NETCDF4 : NC_FORMAT_64BIT_OFFSET);
+  TSR_CHECK_EQ_INT(nc_inq_format(ncid, &fmt), NC_NOERR);
+  TSR_CHECK_EQ_INT(fmt, format == 5 ? NC_FORMAT_CDF5 : format == 3 ? NC_FORMAT_NETCDF4 : NC_FORMAT_64BIT_OFFSET);
   const char *dn[] = {"Time", "y", "x", "z", "DateStrLen"};
   const size_t dl[] = {NF, NY, NX, NZ, NSTR};
   for (int d = 0; d < 5; d++) {
-    CHECK_NC(nc_inq_dimid(ncid, dn[d], &id));
-    CHECK_NC(nc_inq_dimlen(ncid, id, &len));
-    CHECK_EQ(len, dl[d]);
+    TSR_CHECK_EQ_INT(nc_inq_dimid(ncid, dn[d], &id), NC_NOERR);
+    TSR_CHECK_EQ_INT(nc_inq_dimlen(ncid, id, &len), NC_NOERR);
+    TSR_CHECK_EQ_INT(len, dl[d]);
   }
   static float t2[NF][NY][NX], t2e[NF][NY][NX];
   static double u[NF][NZ][NY][NX], ue[NF][NZ][NY][NX];
@@ -275,29 +246,29 @@ static void verify_file(const char *path, int format) {
         for (int z = 0; z < NZ; z++) ue[f][z][y][x] = u_val(f, z, y, x);
       }
   }
-  CHECK_NC(nc_inq_varid(ncid, "T2", &id));
-  CHECK_NC(nc_get_vara_float(ncid, id, (size_t[]){0, 0, 0}, (size_t[]){NF, NY, NX}, &t2[0][0][0]));
-  check_array(__LINE__, "T2 values", t2, t2e, NF * NY * NX, TSR_FLOAT);
+  TSR_CHECK_EQ_INT(nc_inq_varid(ncid, "T2", &id), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_get_vara_float(ncid, id, (size_t[]){0, 0, 0}, (size_t[]){NF, NY, NX}, &t2[0][0][0]), NC_NOERR);
+  CHECK_ARRAY("T2 values", t2, t2e, NF * NY * NX, TSR_FLOAT);
   check_att(ncid, id, "units", NC_CHAR, 1, "K");
   check_att(ncid, id, "_FillValue", NC_FLOAT, 1, &t2_fill);
   check_att(ncid, id, "scale", NC_DOUBLE, 2, t2_scale);
-  CHECK_NC(nc_inq_varid(ncid, "U", &id));
-  CHECK_NC(nc_get_vara_double(ncid, id, (size_t[]){0, 0, 0, 0}, (size_t[]){NF, NZ, NY, NX},
-                              &u[0][0][0][0]));
-  check_array(__LINE__, "U values", u, ue, NF * NZ * NY * NX, TSR_DOUBLE);
+  TSR_CHECK_EQ_INT(nc_inq_varid(ncid, "U", &id), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_get_vara_double(ncid, id, (size_t[]){0, 0, 0, 0}, (size_t[]){NF, NZ, NY, NX},
+                              &u[0][0][0][0]), NC_NOERR);
+  CHECK_ARRAY("U values", u, ue, NF * NZ * NY * NX, TSR_DOUBLE);
   check_att(ncid, id, "description", NC_CHAR, 6, "x-wind");
-  CHECK_NC(nc_inq_varid(ncid, "mask", &id));
-  CHECK_NC(nc_get_vara_int(ncid, id, (size_t[]){0, 0}, (size_t[]){NY, NX}, &mask[0][0]));
-  check_array(__LINE__, "mask values", mask, maske, NY * NX, TSR_INT);
+  TSR_CHECK_EQ_INT(nc_inq_varid(ncid, "mask", &id), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_get_vara_int(ncid, id, (size_t[]){0, 0}, (size_t[]){NY, NX}, &mask[0][0]), NC_NOERR);
+  CHECK_ARRAY("mask values", mask, maske, NY * NX, TSR_INT);
   check_att(ncid, id, "flag_values", NC_INT, 3, mask_flags);
-  CHECK_NC(nc_inq_varid(ncid, "Times", &id));
-  CHECK_NC(nc_get_vara_text(ncid, id, (size_t[]){0, 0}, (size_t[]){NF, NSTR}, &times[0][0]));
-  for (int f = 0; f < NF; f++) check_array(__LINE__, "Times", times[f], timese[f], NSTR, TSR_CHAR);
+  TSR_CHECK_EQ_INT(nc_inq_varid(ncid, "Times", &id), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_get_vara_text(ncid, id, (size_t[]){0, 0}, (size_t[]){NF, NSTR}, &times[0][0]), NC_NOERR);
+  for (int f = 0; f < NF; f++) CHECK_ARRAY("Times", times[f], timese[f], NSTR, TSR_CHAR);
   check_att(ncid, NC_GLOBAL, "TITLE", NC_CHAR, strlen(title), title);
   check_att(ncid, NC_GLOBAL, "DX", NC_FLOAT, 1, (float[]){3000.0f});
   check_att(ncid, NC_GLOBAL, "NUM_LEVELS", NC_INT, 1, (int[]){NZ});
   check_att(ncid, NC_GLOBAL, "ratios", NC_DOUBLE, 3, ratios);
-  CHECK_NC(nc_close(ncid));
+  TSR_CHECK_EQ_INT(nc_close(ncid), NC_NOERR);
 }
 
 /* Read @p n big-endian bytes (the CDF byte order) at @p off, as host order. */
@@ -349,10 +320,10 @@ static void round_trip(const tsr__backend_ops *ops, MPI_Comm comm, const char *n
   for (int f = 0; f < NF; f++) {
     write_frame(&w, f, y0, ny, me);
     if (f == 0) {
-      CHECK_EQ(ops->pending_bytes(w.bf), w.expect_pending);
+      TSR_CHECK_EQ_INT(ops->pending_bytes(w.bf), w.expect_pending);
       rc = ops->flush(w.bf, &err);
       CHECK_RC(rc, 0, &err);
-      CHECK_EQ(ops->pending_bytes(w.bf), 0);
+      TSR_CHECK_EQ_INT(ops->pending_bytes(w.bf), 0);
       w.expect_pending = 0;
     }
   }
@@ -364,13 +335,13 @@ static void round_trip(const tsr__backend_ops *ops, MPI_Comm comm, const char *n
   }
   if (ops->file_info) {
     MPI_Info info = ops->file_info(w.bf);
-    CHECK(info != MPI_INFO_NULL);
+    TSR_CHECK(info != MPI_INFO_NULL);
     if (info != MPI_INFO_NULL) {
       char v[MPI_MAX_INFO_VAL + 1] = "";
       int flag = 0;
       MPI_Info_get(info, "nc_var_align_size", MPI_MAX_INFO_VAL, v, &flag);
-      CHECK(flag);
-      if (align_hint) CHECK_STR(v, "512");
+      TSR_CHECK(flag);
+      if (align_hint) TSR_CHECK_EQ_STR(v, "512");
       MPI_Info_free(&info);
     }
   }
@@ -383,14 +354,14 @@ static void round_trip(const tsr__backend_ops *ops, MPI_Comm comm, const char *n
       /* block_offset must point at the very bytes of that element. */
       float fv = 0;
       double dv = 0;
-      CHECK(off_t2 > 0 && off_u > 0 && off_mask > 0);
-      CHECK(read_be(path, off_t2, &fv, 4) == 0 && fv == t2_val(1, 1, 2));
-      CHECK(read_be(path, off_u, &dv, 8) == 0 && dv == u_val(1, 2, 3, 4));
-      if (align_hint) CHECK_EQ(off_mask % 512, 0);
+      TSR_CHECK(off_t2 > 0 && off_u > 0 && off_mask > 0);
+      TSR_CHECK(read_be(path, off_t2, &fv, 4) == 0 && fv == t2_val(1, 1, 2));
+      TSR_CHECK(read_be(path, off_u, &dv, 8) == 0 && dv == u_val(1, 2, 3, 4));
+      if (align_hint) TSR_CHECK_EQ_INT(off_mask % 512, 0);
     } else if (ops->block_offset) {
-      CHECK_EQ(off_t2, -1);
+      TSR_CHECK_EQ_INT(off_t2, -1);
     }
-    CHECK_EQ(unlink(path), 0);
+    TSR_CHECK_EQ_INT(unlink(path), 0);
   }
   MPI_Barrier(comm);
 }
@@ -409,11 +380,11 @@ static void test_bad_path(const tsr__backend_ops *ops, MPI_Comm comm, const char
   tsr__bfile *bf = (tsr__bfile *)&err; /* must come back NULL */
   int rc = ops->create(comm, path, &s, &h, &bf, &err);
   CHECK_RC(rc, TSR_EACCES, &err);
-  CHECK(bf == NULL);
-  CHECK(err.code != 0);
-  CHECK(strncmp(err.message, prefix, strlen(prefix)) == 0);
-  CHECK(strstr(err.message, "no_such_dir/x.nc") != NULL);
-  if (strcmp(ops->name, "netcdf") == 0) CHECK_EQ(err.code, ENOENT);
+  TSR_CHECK(bf == NULL);
+  TSR_CHECK(err.code != 0);
+  TSR_CHECK(strncmp(err.message, prefix, strlen(prefix)) == 0);
+  TSR_CHECK(strstr(err.message, "no_such_dir/x.nc") != NULL);
+  if (strcmp(ops->name, "netcdf") == 0) TSR_CHECK_EQ_INT(err.code, ENOENT);
   tsr__schema_free(&s);
   all_ok(comm, bf == NULL);
 }
@@ -443,12 +414,12 @@ static void test_bad_blocks(const tsr__backend_ops *ops, MPI_Comm comm, const ch
   rc = ops->write_block(bf, V_T2, 0, (int64_t[]){0, 0}, (int64_t[]){2, NX}, buf,
                         (tsr__memview){(int64_t[]){2, NX}, (int64_t[]){1, 0}, 0}, &err);
   CHECK_RC(rc, TSR_EINVAL, &err);
-  CHECK_EQ(ops->pending_bytes(bf), 0);
+  TSR_CHECK_EQ_INT(ops->pending_bytes(bf), 0);
   /* A good block, then abort: the file must be gone on return. */
   rc = ops->write_block(bf, V_T2, 0, (int64_t[]){0, 0}, (int64_t[]){1, NX}, buf, whole, &err);
   CHECK_RC(rc, 0, &err);
   ops->abort(bf, path);
-  CHECK(access(path, F_OK) != 0);
+  TSR_CHECK(access(path, F_OK) != 0);
   MPI_Barrier(comm);
 }
 
@@ -463,8 +434,8 @@ static void test_file_size_limit(const tsr__backend_ops *ops, const char *name,
   int d, v;
   tsr__schema_init(&s);
   s.format = g_format;
-  CHECK_EQ(tsr__schema_add_dim(&s, "n", BIG, &d), 0);
-  CHECK_EQ(tsr__schema_add_var(&s, "big", TSR_DOUBLE, 1, &d, &v), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_dim(&s, "n", BIG, &d), 0);
+  TSR_CHECK_EQ_INT(tsr__schema_add_var(&s, "big", TSR_DOUBLE, 1, &d, &v), 0);
   tsr__hints h;
   memset(&h, 0, sizeof h);
   h.buffer_bytes = 4096; /* pnetcdf: the block takes the private-copy path */
@@ -482,7 +453,7 @@ static void test_file_size_limit(const tsr__backend_ops *ops, const char *name,
   lim = old;
   lim.rlim_cur = 16 * 1024;
   void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
-  CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  TSR_CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
 
   int first = ops->write_block(bf, v, 0, (int64_t[]){0}, (int64_t[]){BIG}, data,
                                (tsr__memview){0}, &err);
@@ -501,14 +472,14 @@ static void test_file_size_limit(const tsr__backend_ops *ops, const char *name,
   signal(SIGXFSZ, oldsig);
   free(data);
   CHECK_RC(first, TSR_ENOSPC, &first_err);
-  CHECK(strncmp(first_err.message, prefix, strlen(prefix)) == 0);
-  if (strcmp(ops->name, "netcdf") == 0) CHECK_EQ(first_err.code, EFBIG);
+  TSR_CHECK(strncmp(first_err.message, prefix, strlen(prefix)) == 0);
+  if (strcmp(ops->name, "netcdf") == 0) TSR_CHECK_EQ_INT(first_err.code, EFBIG);
   unlink(path);
 }
 
 static void test_null(void) {
   const tsr__backend_ops *ops = NULL;
-  CHECK_EQ(tsr__backend_find("null", &ops), 0);
+  TSR_CHECK_EQ_INT(tsr__backend_find("null", &ops), 0);
   if (!ops) return;
   char path[512];
   scratch_path(path, sizeof path, "null.nc");
@@ -516,17 +487,17 @@ static void test_null(void) {
   build_schema(&s, 2);
   tsr__berr err = {0};
   tsr__bfile *bf = NULL;
-  CHECK_EQ(ops->create(MPI_COMM_WORLD, path, &s, NULL, &bf, &err), 0);
+  TSR_CHECK_EQ_INT(ops->create(MPI_COMM_WORLD, path, &s, NULL, &bf, &err), 0);
   tsr__schema_free(&s);
-  CHECK(bf != NULL);
+  TSR_CHECK(bf != NULL);
   float row[NX] = {0};
-  CHECK_EQ(ops->write_block(bf, V_T2, 0, (int64_t[]){0, 0}, (int64_t[]){1, NX}, row,
+  TSR_CHECK_EQ_INT(ops->write_block(bf, V_T2, 0, (int64_t[]){0, 0}, (int64_t[]){1, NX}, row,
                             (tsr__memview){0}, &err),
            0);
-  CHECK_EQ(ops->pending_bytes(bf), 0);
-  CHECK_EQ(ops->flush(bf, &err), 0);
-  CHECK_EQ(ops->close(bf, &err), 0);
-  CHECK(access(path, F_OK) != 0); /* no file, ever */
+  TSR_CHECK_EQ_INT(ops->pending_bytes(bf), 0);
+  TSR_CHECK_EQ_INT(ops->flush(bf, &err), 0);
+  TSR_CHECK_EQ_INT(ops->close(bf, &err), 0);
+  TSR_CHECK(access(path, F_OK) != 0); /* no file, ever */
 }
 
 /* How each backend's messages start ("PnetCDF: No space left on device"). */
@@ -539,23 +510,23 @@ static const char *message_prefix(const char *backend) {
 
 static void test_registry(void) {
   const tsr__backend_ops *ops = (const tsr__backend_ops *)&ops;
-  CHECK_EQ(tsr__backend_find("netcdf", &ops), 0);
-  CHECK(ops && ops->parallel == 0 && strcmp(ops->name, "netcdf") == 0 &&
+  TSR_CHECK_EQ_INT(tsr__backend_find("netcdf", &ops), 0);
+  TSR_CHECK(ops && ops->parallel == 0 && strcmp(ops->name, "netcdf") == 0 &&
         ops->version == TSR__BACKEND_VERSION);
   int rc = tsr__backend_find("pnetcdf", &ops);
   if (TSR_TEST_HAVE_PNETCDF) { /* what CMake found, passed by tests/backend/CMakeLists.txt */
-    CHECK_EQ(rc, 0);
-    CHECK(ops && ops->parallel == 1 && strcmp(ops->name, "pnetcdf") == 0);
+    TSR_CHECK_EQ_INT(rc, 0);
+    TSR_CHECK(ops && ops->parallel == 1 && strcmp(ops->name, "pnetcdf") == 0);
   } else {
-    CHECK_EQ(rc, TSR_ENOTBUILT);
-    CHECK(ops == NULL);
+    TSR_CHECK_EQ_INT(rc, TSR_ENOTBUILT);
+    TSR_CHECK(ops == NULL);
   }
-  CHECK_EQ(tsr__backend_find("null", &ops), 0);
-  CHECK(ops && ops->parallel == 1 && strcmp(ops->name, "null") == 0);
+  TSR_CHECK_EQ_INT(tsr__backend_find("null", &ops), 0);
+  TSR_CHECK(ops && ops->parallel == 1 && strcmp(ops->name, "null") == 0);
   ops = (const tsr__backend_ops *)&ops;
-  CHECK_EQ(tsr__backend_find("bogus", &ops), TSR_EHINT);
-  CHECK(ops == NULL);
-  CHECK_EQ(tsr__backend_find("", &ops), TSR_EHINT);
+  TSR_CHECK_EQ_INT(tsr__backend_find("bogus", &ops), TSR_EHINT);
+  TSR_CHECK(ops == NULL);
+  TSR_CHECK_EQ_INT(tsr__backend_find("", &ops), TSR_EHINT);
 }
 
 int main(int argc, char **argv) {
@@ -563,6 +534,10 @@ int main(int argc, char **argv) {
   (void)argv;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  /* What tsr_test_main sets up (this program takes no scenario argument). */
+  tsr_test_.program = "test_backends";
+  tsr_test_.rank = g_rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &tsr_test_.nranks);
   /* A scratch directory in the working directory (the build tree), unique
    * per run so concurrent runs at several rank counts never collide. */
   if (g_rank == 0) {
@@ -588,7 +563,7 @@ int main(int argc, char **argv) {
     const char *prefix = message_prefix(bname);
     char name[64];
     g_format = 2;
-    CHECK_EQ(tsr__backend_write_format(bname, 0, &g_format), 0);
+    TSR_CHECK_EQ_INT(tsr__backend_write_format(bname, 0, &g_format), 0);
     if (g_format == 3) {
       /* netCDF-4: serial with one rank per file (serial, split), then
        * collective over every rank (direct, aggregate), compressed or not. */
@@ -622,16 +597,12 @@ int main(int argc, char **argv) {
     if (g_rank == 0) test_file_size_limit(ops, name, prefix);
     checked++;
   }
-  CHECK(checked >= 1 + TSR_TEST_HAVE_PNETCDF);
+  TSR_CHECK(checked >= 1 + TSR_TEST_HAVE_PNETCDF);
 
   MPI_Barrier(MPI_COMM_WORLD);
-  if (g_rank == 0 && rmdir(g_dir) != 0) {
-    fprintf(stderr, "[rank 0] FAIL: scratch directory %s not empty or not removable\n", g_dir);
-    g_fail++;
-  }
-  int counts[2] = {g_pass, g_fail}, total[2];
-  MPI_Allreduce(counts, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0) printf("backends: %d passed, %d failed\n", total[0], total[1]);
+  if (g_rank == 0)
+    TSR_CHECKF(rmdir(g_dir) == 0, "scratch directory %s not empty or not removable", g_dir);
+  int code = tsr_test_verdict("backends"); /* agreed over MPI_COMM_WORLD */
   MPI_Finalize();
-  return total[1] ? 1 : 0;
+  return code;
 }

@@ -1,32 +1,11 @@
 /* The bench's WRF namelist reader against valid and malformed files.
- * usage: test_namelist DIR (tests/bench/namelists) */
+ * usage: test_namelist DIR (tests/bench/namelists). Checks and verdict from
+ * tsr_test.h (no MPI started); each check names its case first. */
 #include <stdio.h>
 #include <string.h>
 
 #include "namelist.h"
-
-static int failures = 0, checks = 0;
-
-#define EXPECT_INT(what, got, want)                                                         \
-  do {                                                                                      \
-    long g_ = (long)(got), w_ = (long)(want);                                               \
-    checks++;                                                                               \
-    if (g_ != w_) {                                                                         \
-      failures++;                                                                           \
-      fprintf(stderr, "FAIL %s:%d: %s: %s = %ld, expected %ld\n", __FILE__, __LINE__, what, \
-              #got, g_, w_);                                                                \
-    }                                                                                       \
-  } while (0)
-
-#define EXPECT_STR(what, got, want)                                                         \
-  do {                                                                                      \
-    checks++;                                                                               \
-    if (strcmp((got), (want)) != 0) {                                                       \
-      failures++;                                                                           \
-      fprintf(stderr, "FAIL %s:%d: %s: got \"%s\", expected \"%s\"\n", __FILE__, __LINE__,  \
-              what, (got), (want));                                                         \
-    }                                                                                       \
-  } while (0)
+#include "tsr_test.h"
 
 static const char *dir;
 
@@ -48,52 +27,77 @@ static void expect_error(const char *file, int line, const char *text) {
     snprintf(path, sizeof path, "%s/%s", dir, file);
     rc = bench_namelist_hints(&nl, path, hints, sizeof hints, err, sizeof err);
   }
-  EXPECT_INT(file, rc, -1);
+  tsr_test_case("%s", file);
+  TSR_CHECK_EQ_INT(rc, -1);
   if (line > 0)
     snprintf(want, sizeof want, "%s/%s:%d: %s", dir, file, line, text);
   else
     snprintf(want, sizeof want, "%s/%s: %s", dir, file, text);
-  checks++;
-  if (strncmp(err, want, strlen(want)) != 0) {
-    failures++;
-    fprintf(stderr, "FAIL %s: message \"%s\"\n      does not start with \"%s\"\n", file, err,
-            want);
-  }
+  TSR_CHECKF(strncmp(err, want, strlen(want)) == 0, "message \"%s\"\n      does not start with \"%s\"",
+             err, want);
 }
 
 static void test_valid(void) {
   bench_namelist nl;
   char err[1024], hints[256];
-  EXPECT_INT("wrf_valid", read_nl("wrf_valid.input", &nl, err, sizeof err), 0);
+  tsr_test_case("%s", "wrf_valid");
+  TSR_CHECK_EQ_INT(read_nl("wrf_valid.input", &nl, err, sizeof err), 0);
   if (err[0]) fprintf(stderr, "  %s\n", err);
-  EXPECT_INT("run_hours", nl.run_hours.value, 1);
-  EXPECT_INT("run_minutes", nl.run_minutes.value, 30);
-  EXPECT_INT("run_days", nl.run_days.value, 0);
-  EXPECT_INT("run_days present", nl.run_days.line, 2);
-  EXPECT_INT("start_year (first domain)", nl.start_year.value, 2026);
-  EXPECT_INT("start_month", nl.start_month.value, 3);
-  EXPECT_INT("start_minute absent", nl.start_minute.line, 0);
-  EXPECT_INT("history_interval (domain 1)", nl.history_interval.value, 15);
-  EXPECT_INT("history_interval line", nl.history_interval.line, 11);
-  EXPECT_INT("frames_per_outfile", nl.frames_per_outfile.value, 2);
-  EXPECT_INT("io_form_history without comma", nl.io_form_history.value, 11);
-  EXPECT_INT("io_form_history line", nl.io_form_history.line, 15);
-  EXPECT_INT("e_we", nl.e_we.value, 101);
-  EXPECT_INT("e_sn", nl.e_sn.value, 81);
-  EXPECT_INT("e_vert", nl.e_vert.value, 31);
-  EXPECT_INT("time_step", nl.time_step.value, 60);
-  EXPECT_INT("nproc_x", nl.nproc_x.value, 2);
-  EXPECT_INT("nproc_y", nl.nproc_y.value, -1);
-  EXPECT_INT("nio_tasks_per_group", nl.nio_tasks_per_group.value, 0);
-  EXPECT_INT("nio_groups", nl.nio_groups.value, 1);
-  EXPECT_INT("hints", bench_namelist_hints(&nl, "wrf_valid", hints, sizeof hints, err, sizeof err), 0);
-  EXPECT_STR("io_form 11", hints, "strategy=direct");
+  tsr_test_case("%s", "run_hours");
+  TSR_CHECK_EQ_INT(nl.run_hours.value, 1);
+  tsr_test_case("%s", "run_minutes");
+  TSR_CHECK_EQ_INT(nl.run_minutes.value, 30);
+  tsr_test_case("%s", "run_days");
+  TSR_CHECK_EQ_INT(nl.run_days.value, 0);
+  tsr_test_case("%s", "run_days present");
+  TSR_CHECK_EQ_INT(nl.run_days.line, 2);
+  tsr_test_case("%s", "start_year (first domain)");
+  TSR_CHECK_EQ_INT(nl.start_year.value, 2026);
+  tsr_test_case("%s", "start_month");
+  TSR_CHECK_EQ_INT(nl.start_month.value, 3);
+  tsr_test_case("%s", "start_minute absent");
+  TSR_CHECK_EQ_INT(nl.start_minute.line, 0);
+  tsr_test_case("%s", "history_interval (domain 1)");
+  TSR_CHECK_EQ_INT(nl.history_interval.value, 15);
+  tsr_test_case("%s", "history_interval line");
+  TSR_CHECK_EQ_INT(nl.history_interval.line, 11);
+  tsr_test_case("%s", "frames_per_outfile");
+  TSR_CHECK_EQ_INT(nl.frames_per_outfile.value, 2);
+  tsr_test_case("%s", "io_form_history without comma");
+  TSR_CHECK_EQ_INT(nl.io_form_history.value, 11);
+  tsr_test_case("%s", "io_form_history line");
+  TSR_CHECK_EQ_INT(nl.io_form_history.line, 15);
+  tsr_test_case("%s", "e_we");
+  TSR_CHECK_EQ_INT(nl.e_we.value, 101);
+  tsr_test_case("%s", "e_sn");
+  TSR_CHECK_EQ_INT(nl.e_sn.value, 81);
+  tsr_test_case("%s", "e_vert");
+  TSR_CHECK_EQ_INT(nl.e_vert.value, 31);
+  tsr_test_case("%s", "time_step");
+  TSR_CHECK_EQ_INT(nl.time_step.value, 60);
+  tsr_test_case("%s", "nproc_x");
+  TSR_CHECK_EQ_INT(nl.nproc_x.value, 2);
+  tsr_test_case("%s", "nproc_y");
+  TSR_CHECK_EQ_INT(nl.nproc_y.value, -1);
+  tsr_test_case("%s", "nio_tasks_per_group");
+  TSR_CHECK_EQ_INT(nl.nio_tasks_per_group.value, 0);
+  tsr_test_case("%s", "nio_groups");
+  TSR_CHECK_EQ_INT(nl.nio_groups.value, 1);
+  tsr_test_case("%s", "hints");
+  TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "wrf_valid", hints, sizeof hints, err, sizeof err), 0);
+  tsr_test_case("%s", "io_form 11");
+  TSR_CHECK_EQ_STR(hints, "strategy=direct");
 
-  EXPECT_INT("wrf_quilt", read_nl("wrf_quilt.input", &nl, err, sizeof err), 0);
-  EXPECT_INT("several entries on one line", nl.history_interval.value, 60);
-  EXPECT_INT("e_vert", nl.e_vert.value, 11);
-  EXPECT_INT("hints", bench_namelist_hints(&nl, "wrf_quilt", hints, sizeof hints, err, sizeof err), 0);
-  EXPECT_STR("quilting", hints, "strategy=servers:io_groups=2:io_tasks=1:backend=netcdf");
+  tsr_test_case("%s", "wrf_quilt");
+  TSR_CHECK_EQ_INT(read_nl("wrf_quilt.input", &nl, err, sizeof err), 0);
+  tsr_test_case("%s", "several entries on one line");
+  TSR_CHECK_EQ_INT(nl.history_interval.value, 60);
+  tsr_test_case("%s", "e_vert");
+  TSR_CHECK_EQ_INT(nl.e_vert.value, 11);
+  tsr_test_case("%s", "hints");
+  TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "wrf_quilt", hints, sizeof hints, err, sizeof err), 0);
+  tsr_test_case("%s", "quilting");
+  TSR_CHECK_EQ_STR(hints, "strategy=servers:io_groups=2:io_tasks=1:backend=netcdf");
 }
 
 /* WRF's own test/em_real/namelist.input, as shipped. */
@@ -101,52 +105,83 @@ static void test_em_real(void) {
   bench_namelist nl;
   char err[1024], hints[256];
   int rc = read_nl("wrf_em_real.input", &nl, err, sizeof err);
-  EXPECT_INT("wrf_em_real", rc, 0);
+  tsr_test_case("%s", "wrf_em_real");
+  TSR_CHECK_EQ_INT(rc, 0);
   if (rc) fprintf(stderr, "  %s\n", err);
-  EXPECT_INT("run_seconds", nl.run_seconds.value, 540);
-  EXPECT_INT("start_year", nl.start_year.value, 2006);
-  EXPECT_INT("end_day", nl.end_day.value, 20);
-  EXPECT_INT("history_interval", nl.history_interval.value, 9);
-  EXPECT_INT("max_dom", nl.max_dom.value, 2);
-  EXPECT_INT("e_we (domain 1 of 3 columns)", nl.e_we.value, 75);
-  EXPECT_INT("e_vert", nl.e_vert.value, 35);
-  EXPECT_INT("dx", (long)nl.dx.real, 30000);
-  EXPECT_INT("time_step", nl.time_step.value, 180);
-  EXPECT_INT("time_step_fract_den", nl.time_step_fract_den.value, 1);
-  EXPECT_INT("restart", nl.restart.value, 0);
-  EXPECT_INT("restart line", nl.restart.line, 22);
-  EXPECT_INT("restart_interval", nl.restart_interval.value, 720);
-  EXPECT_INT("nio_tasks_per_group", nl.nio_tasks_per_group.value, 0);
-  EXPECT_INT("hints", bench_namelist_hints(&nl, "em", hints, sizeof hints, err, sizeof err), 0);
-  EXPECT_STR("io_form 2", hints, "strategy=serial");
+  tsr_test_case("%s", "run_seconds");
+  TSR_CHECK_EQ_INT(nl.run_seconds.value, 540);
+  tsr_test_case("%s", "start_year");
+  TSR_CHECK_EQ_INT(nl.start_year.value, 2006);
+  tsr_test_case("%s", "end_day");
+  TSR_CHECK_EQ_INT(nl.end_day.value, 20);
+  tsr_test_case("%s", "history_interval");
+  TSR_CHECK_EQ_INT(nl.history_interval.value, 9);
+  tsr_test_case("%s", "max_dom");
+  TSR_CHECK_EQ_INT(nl.max_dom.value, 2);
+  tsr_test_case("%s", "e_we (domain 1 of 3 columns)");
+  TSR_CHECK_EQ_INT(nl.e_we.value, 75);
+  tsr_test_case("%s", "e_vert");
+  TSR_CHECK_EQ_INT(nl.e_vert.value, 35);
+  tsr_test_case("%s", "dx");
+  TSR_CHECK_EQ_INT((long)nl.dx.real, 30000);
+  tsr_test_case("%s", "time_step");
+  TSR_CHECK_EQ_INT(nl.time_step.value, 180);
+  tsr_test_case("%s", "time_step_fract_den");
+  TSR_CHECK_EQ_INT(nl.time_step_fract_den.value, 1);
+  tsr_test_case("%s", "restart");
+  TSR_CHECK_EQ_INT(nl.restart.value, 0);
+  tsr_test_case("%s", "restart line");
+  TSR_CHECK_EQ_INT(nl.restart.line, 22);
+  tsr_test_case("%s", "restart_interval");
+  TSR_CHECK_EQ_INT(nl.restart_interval.value, 720);
+  tsr_test_case("%s", "nio_tasks_per_group");
+  TSR_CHECK_EQ_INT(nl.nio_tasks_per_group.value, 0);
+  tsr_test_case("%s", "hints");
+  TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "em", hints, sizeof hints, err, sizeof err), 0);
+  tsr_test_case("%s", "io_form 2");
+  TSR_CHECK_EQ_STR(hints, "strategy=serial");
 
   /* A quilting case in the same style: end date instead of run_*, seconds
    * history interval, fractional time step, repeat counts, nocolons. */
   rc = read_nl("wrf_quilt_em.input", &nl, err, sizeof err);
-  EXPECT_INT("wrf_quilt_em", rc, 0);
+  tsr_test_case("%s", "wrf_quilt_em");
+  TSR_CHECK_EQ_INT(rc, 0);
   if (rc) fprintf(stderr, "  %s\n", err);
-  EXPECT_INT("run_hours 0", nl.run_hours.value, 0);
-  EXPECT_INT("end_minute", nl.end_minute.value, 30);
-  EXPECT_INT("history_interval_m 2*0", nl.history_interval_m.value, 0);
-  EXPECT_INT("history_interval_s", nl.history_interval_s.value, 900);
-  EXPECT_INT("time_step_fract_num", nl.time_step_fract_num.value, 1);
-  EXPECT_INT("e_vert 2*41", nl.e_vert.value, 41);
-  EXPECT_INT("nocolons", nl.nocolons.value, 1);
-  EXPECT_INT("hints", bench_namelist_hints(&nl, "q", hints, sizeof hints, err, sizeof err), 0);
-  EXPECT_STR("quilt + io_form 11", hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
+  tsr_test_case("%s", "run_hours 0");
+  TSR_CHECK_EQ_INT(nl.run_hours.value, 0);
+  tsr_test_case("%s", "end_minute");
+  TSR_CHECK_EQ_INT(nl.end_minute.value, 30);
+  tsr_test_case("%s", "history_interval_m 2*0");
+  TSR_CHECK_EQ_INT(nl.history_interval_m.value, 0);
+  tsr_test_case("%s", "history_interval_s");
+  TSR_CHECK_EQ_INT(nl.history_interval_s.value, 900);
+  tsr_test_case("%s", "time_step_fract_num");
+  TSR_CHECK_EQ_INT(nl.time_step_fract_num.value, 1);
+  tsr_test_case("%s", "e_vert 2*41");
+  TSR_CHECK_EQ_INT(nl.e_vert.value, 41);
+  tsr_test_case("%s", "nocolons");
+  TSR_CHECK_EQ_INT(nl.nocolons.value, 1);
+  tsr_test_case("%s", "hints");
+  TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "q", hints, sizeof hints, err, sizeof err), 0);
+  tsr_test_case("%s", "quilt + io_form 11");
+  TSR_CHECK_EQ_STR(hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
 }
 
 static void test_text(void) {
   bench_namelist nl;
   char err[512], hints[256];
   /* Old-style $group ... $end, upper case keys, repeat counts, no io_form. */
-  EXPECT_INT("dollar groups",
-             bench_namelist_parse("$TIME_CONTROL $END\n$DOMAINS\n E_WE = 3*64, E_SN=48 $END\n", "t", &nl,
+  tsr_test_case("%s", "dollar groups");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("$TIME_CONTROL $END\n$DOMAINS\n E_WE = 3*64, E_SN=48 $END\n", "t", &nl,
                                   err, sizeof err), 0);
-  EXPECT_INT("repeat count", nl.e_we.value, 64);
-  EXPECT_INT("upper case", nl.e_sn.value, 48);
-  EXPECT_INT("no io_form", bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
-  EXPECT_STR("no hints", hints, "");
+  tsr_test_case("%s", "repeat count");
+  TSR_CHECK_EQ_INT(nl.e_we.value, 64);
+  tsr_test_case("%s", "upper case");
+  TSR_CHECK_EQ_INT(nl.e_sn.value, 48);
+  tsr_test_case("%s", "no io_form");
+  TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
+  tsr_test_case("%s", "no hints");
+  TSR_CHECK_EQ_STR(hints, "");
   static const struct {
     int form;
     const char *hints;
@@ -155,45 +190,76 @@ static void test_text(void) {
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     char text[128];
     snprintf(text, sizeof text, "&time_control\n io_form_history = %d\n/\n&domains /\n", forms[i].form);
-    EXPECT_INT("parse", bench_namelist_parse(text, "t", &nl, err, sizeof err), 0);
-    EXPECT_INT("hints", bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
-    EXPECT_STR("io_form mapping", hints, forms[i].hints);
+    tsr_test_case("%s", "parse");
+    TSR_CHECK_EQ_INT(bench_namelist_parse(text, "t", &nl, err, sizeof err), 0);
+    tsr_test_case("%s", "hints");
+    TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
+    tsr_test_case("%s", "io_form mapping");
+    TSR_CHECK_EQ_STR(hints, forms[i].hints);
   }
-  EXPECT_INT("quilt + pnetcdf",
-             bench_namelist_parse("&time_control\nio_form_history=11/\n&namelist_quilt\n"
+  tsr_test_case("%s", "quilt + pnetcdf");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control\nio_form_history=11/\n&namelist_quilt\n"
                                   "nio_tasks_per_group=2/\n&domains/\n", "t", &nl, err, sizeof err), 0);
-  EXPECT_INT("hints", bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
-  EXPECT_STR("quilt + pnetcdf", hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
-  EXPECT_INT("empty text", bench_namelist_parse("", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("empty text", err, "t:1: required group '&time_control' is missing");
+  tsr_test_case("%s", "hints");
+  TSR_CHECK_EQ_INT(bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
+  tsr_test_case("%s", "quilt + pnetcdf");
+  TSR_CHECK_EQ_STR(hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
+  tsr_test_case("%s", "empty text");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "empty text");
+  TSR_CHECK_EQ_STR(err, "t:1: required group '&time_control' is missing");
   /* Values: repeat counts, null values, logicals, reals with Fortran exponents. */
-  EXPECT_INT("values", bench_namelist_parse("&time_control nocolons = T, restart = .false. /\n"
+  tsr_test_case("%s", "values");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control nocolons = T, restart = .false. /\n"
                                             "&domains\n dx = 1.5d3, 2*3000., dy = 2*,\n"
                                             " e_we = 2*0, e_sn = +7 /\n", "t", &nl, err, sizeof err), 0);
-  EXPECT_INT("logical T", nl.nocolons.value, 1);
-  EXPECT_INT("logical .false.", nl.restart.value, 0);
-  EXPECT_INT("logical line", nl.restart.line, 1);
-  EXPECT_INT("real with d exponent", (long)nl.dx.real, 1500);
-  EXPECT_INT("null value leaves the entry absent", nl.dy.line, 0);
-  EXPECT_INT("repeat count 2*0", nl.e_we.value, 0);
-  EXPECT_INT("signed integer", nl.e_sn.value, 7);
-  EXPECT_INT("real where an integer belongs", bench_namelist_parse("&time_control /\n&domains e_we = 101.5 /\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("real where an integer belongs", err, "t:2: 'e_we' needs an integer value, found '101.5'");
-  EXPECT_INT("junk glued to a value", bench_namelist_parse("&time_control /\n&domains\n e_we = 101@@ /\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("junk glued to a value", err, "t:3: 'e_we' needs an integer value, found '101@@'");
-  EXPECT_INT("junk in a group the bench skips", bench_namelist_parse("&time_control /\n&domains /\n&physics\n mp_physics = 8 %% /\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("junk in a group the bench skips", err, "t:4: 'mp_physics': junk after the value '8': '%%' is not a Fortran constant");
-  EXPECT_INT("stream keys", bench_namelist_parse("&time_control auxhist2_interval_m = 10, io_form_auxhist2 = 2,\n"
+  tsr_test_case("%s", "logical T");
+  TSR_CHECK_EQ_INT(nl.nocolons.value, 1);
+  tsr_test_case("%s", "logical .false.");
+  TSR_CHECK_EQ_INT(nl.restart.value, 0);
+  tsr_test_case("%s", "logical line");
+  TSR_CHECK_EQ_INT(nl.restart.line, 1);
+  tsr_test_case("%s", "real with d exponent");
+  TSR_CHECK_EQ_INT((long)nl.dx.real, 1500);
+  tsr_test_case("%s", "null value leaves the entry absent");
+  TSR_CHECK_EQ_INT(nl.dy.line, 0);
+  tsr_test_case("%s", "repeat count 2*0");
+  TSR_CHECK_EQ_INT(nl.e_we.value, 0);
+  tsr_test_case("%s", "signed integer");
+  TSR_CHECK_EQ_INT(nl.e_sn.value, 7);
+  tsr_test_case("%s", "real where an integer belongs");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control /\n&domains e_we = 101.5 /\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "real where an integer belongs");
+  TSR_CHECK_EQ_STR(err, "t:2: 'e_we' needs an integer value, found '101.5'");
+  tsr_test_case("%s", "junk glued to a value");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control /\n&domains\n e_we = 101@@ /\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "junk glued to a value");
+  TSR_CHECK_EQ_STR(err, "t:3: 'e_we' needs an integer value, found '101@@'");
+  tsr_test_case("%s", "junk in a group the bench skips");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control /\n&domains /\n&physics\n mp_physics = 8 %% /\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "junk in a group the bench skips");
+  TSR_CHECK_EQ_STR(err, "t:4: 'mp_physics': junk after the value '8': '%%' is not a Fortran constant");
+  tsr_test_case("%s", "stream keys");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control auxhist2_interval_m = 10, io_form_auxhist2 = 2,\n"
                                                  " frames_per_auxhist2 = 1, auxinput4_inname = 'x' /\n&domains /\n", "t", &nl, err, sizeof err), 0);
-  EXPECT_INT("stream number out of range", bench_namelist_parse("&time_control auxhist25_interval_m = 10 /\n&domains /\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("stream number out of range", err, "t:1: unknown variable 'auxhist25_interval_m' in '&time_control'");
-  EXPECT_INT("unknown key, no suggestion", bench_namelist_parse("&time_control\n/\n&namelist_quilt\n frobnicate = 1 /\n&domains /\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("unknown key, no suggestion", err, "t:4: unknown variable 'frobnicate' in '&namelist_quilt'");
-  EXPECT_INT("tail ignored", bench_namelist_parse("&time_control /\n&domains /\nLSF_TIME=0:30 'it''s\n& not a group\n", "t", &nl, err, sizeof err), 0);
-  EXPECT_INT("missing value", bench_namelist_parse("&domains\n e_we = \n/\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("missing value", err, "t:2: missing value for 'e_we'");
-  EXPECT_INT("group in group", bench_namelist_parse("&domains\n&physics\n/\n", "t", &nl, err, sizeof err), -1);
-  EXPECT_STR("group in group", err, "t:2: group '&physics' starts before '&domains' (line 1) was closed with '/'");
+  tsr_test_case("%s", "stream number out of range");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control auxhist25_interval_m = 10 /\n&domains /\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "stream number out of range");
+  TSR_CHECK_EQ_STR(err, "t:1: unknown variable 'auxhist25_interval_m' in '&time_control'");
+  tsr_test_case("%s", "unknown key, no suggestion");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control\n/\n&namelist_quilt\n frobnicate = 1 /\n&domains /\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "unknown key, no suggestion");
+  TSR_CHECK_EQ_STR(err, "t:4: unknown variable 'frobnicate' in '&namelist_quilt'");
+  tsr_test_case("%s", "tail ignored");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&time_control /\n&domains /\nLSF_TIME=0:30 'it''s\n& not a group\n", "t", &nl, err, sizeof err), 0);
+  tsr_test_case("%s", "missing value");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&domains\n e_we = \n/\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "missing value");
+  TSR_CHECK_EQ_STR(err, "t:2: missing value for 'e_we'");
+  tsr_test_case("%s", "group in group");
+  TSR_CHECK_EQ_INT(bench_namelist_parse("&domains\n&physics\n/\n", "t", &nl, err, sizeof err), -1);
+  tsr_test_case("%s", "group in group");
+  TSR_CHECK_EQ_STR(err, "t:2: group '&physics' starts before '&domains' (line 1) was closed with '/'");
 }
 
 int main(int argc, char **argv) {
@@ -219,6 +285,5 @@ int main(int argc, char **argv) {
   expect_error("bad_missing_group.input", 8, "required group '&domains' is missing");
   expect_error("bad_between.input", 4, "expected a namelist group such as '&domains', found 'LSF_TIME'");
   expect_error("bad_logical.input", 3, "'nocolons' needs a logical (.true. or .false.) value, found 'yes'");
-  printf("%d passed, %d failed\n", checks - failures, failures);
-  return failures ? 1 : 0;
+  return tsr_test_verdict("bench namelist");
 }

@@ -1,7 +1,7 @@
-/* Legacy names for tests/servers, which has not moved to tests/common yet:
+/* Legacy names for tests/formats, which has not moved to tests/common yet:
  * the TU_* checks are tsr_test.h's checks under their old names, and the
  * shared fixtures come from tsr_fixtures.h. New tests include tsr_test.h (and
- * tsr_fixtures.h) directly; delete this file when tests/servers does. */
+ * tsr_fixtures.h) directly; delete this file when tests/formats does. */
 #ifndef TSR_TEST_UTIL_H
 #define TSR_TEST_UTIL_H
 

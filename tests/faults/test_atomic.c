@@ -13,7 +13,8 @@
  *                       output (killed_rank.sh checks that the job ends and
  *                       that nothing carries the final name).
  * Usage: test_atomic SCENARIO DIR. Exit 77 (skip) when the strategy is not
- * built. */
+ * built. Checks and verdict from tsr_test.h; main is its own (rank 0 forks the
+ * lock holder of `busy` before MPI_Init), so tsr_test_main is not used. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,26 +26,10 @@
 #include <unistd.h>
 
 #include "tessera.h"
+#include "tsr_test.h"
 
-static int g_rank, g_size, g_fail;
+static int g_rank, g_size;
 static char g_dir[512];
-
-#define CHECK(expr)                                                                  \
-  do {                                                                               \
-    if (!(expr)) {                                                                   \
-      fprintf(stderr, "rank %d: %s:%d: FAIL %s\n", g_rank, __FILE__, __LINE__, #expr); \
-      g_fail = 1;                                                                    \
-    }                                                                                \
-  } while (0)
-#define CHECK_RC(call, want)                                                            \
-  do {                                                                                  \
-    int rc_ = (call);                                                                   \
-    if (rc_ != (want)) {                                                                \
-      fprintf(stderr, "rank %d: %s:%d: FAIL %s: got %s, want %s (%s)\n", g_rank, __FILE__, \
-              __LINE__, #call, tsr_errname(rc_), tsr_errname(want), tsr_last_error());  \
-      g_fail = 1;                                                                       \
-    }                                                                                   \
-  } while (0)
 
 static int exists(const char *p) { return access(p, F_OK) == 0; }
 
@@ -92,22 +77,22 @@ static int atomic(tsr_ctx *ctx, const char *strategy) {
   MPI_Barrier(MPI_COMM_WORLD);
   field x = {0};
   int rc = open_field(ctx, &x, path, hints);
-  if (rc == TSR_ENOTBUILT) return 77;
-  CHECK_RC(rc, 0);
-  CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
-  CHECK_RC(tsr_flush(x.f), 0);
+  if (rc == TSR_ENOTBUILT) return TSR_TEST_SKIP;
+  TSR_CHECK_RC(rc, 0);
+  TSR_CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
+  TSR_CHECK_RC(tsr_flush(x.f), 0);
   MPI_Barrier(MPI_COMM_WORLD);
   if (g_rank == 0) {
-    CHECK(!exists(fin));
-    CHECK(exists(tmp));
-    CHECK(exists(lock));
+    TSR_CHECK(!exists(fin));
+    TSR_CHECK(exists(tmp));
+    TSR_CHECK(exists(lock));
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(tsr_close(&x.f), 0);
+  TSR_CHECK_RC(tsr_close(&x.f), 0);
   if (g_rank == 0) {
-    CHECK(exists(fin));
-    CHECK(!exists(tmp));
-    CHECK(!exists(lock));
+    TSR_CHECK(exists(fin));
+    TSR_CHECK(!exists(tmp));
+    TSR_CHECK(!exists(lock));
   }
   tsr_decomp_free(&x.d);
   return 0;
@@ -121,8 +106,8 @@ static int failed(tsr_ctx *ctx, const char *strategy) {
   with_suffix(tmp, sizeof tmp, fin, ".tessera-tmp");
   field x = {0};
   int rc = open_field(ctx, &x, path, hints);
-  if (rc == TSR_ENOTBUILT) return 77;
-  CHECK_RC(rc, 0);
+  if (rc == TSR_ENOTBUILT) return TSR_TEST_SKIP;
+  TSR_CHECK_RC(rc, 0);
   struct rlimit old, lim;
   signal(SIGXFSZ, SIG_IGN);
   getrlimit(RLIMIT_FSIZE, &old);
@@ -133,10 +118,10 @@ static int failed(tsr_ctx *ctx, const char *strategy) {
   for (int t = 0; t < 4 && !rc; t++) rc = tsr_put(x.f, x.v, t, NULL, x.buf);
   int rc2 = tsr_close(&x.f);
   setrlimit(RLIMIT_FSIZE, &old);
-  CHECK_RC(rc ? rc : rc2, TSR_ENOSPC);
+  TSR_CHECK_RC(rc ? rc : rc2, TSR_ENOSPC);
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(!exists(fin));
-  CHECK(!exists(tmp));
+  TSR_CHECK(!exists(fin));
+  TSR_CHECK(!exists(tmp));
   tsr_decomp_free(&x.d);
   return 0;
 }
@@ -160,7 +145,8 @@ static void hold_lock(const char *lock) {
     _exit(0);
   }
   char c = 'n';
-  if (read(ready[0], &c, 1) != 1 || c != 'y') g_fail = 1;
+  int got = (int)read(ready[0], &c, 1);
+  TSR_CHECKF(got == 1 && c == 'y', "the lock holder could not lock %s", lock);
   close(g_release[0]);
 }
 
@@ -168,11 +154,11 @@ static int busy(tsr_ctx *ctx) {
   char path[600];
   snprintf(path, sizeof path, "%s/busy.nc", g_dir);
   tsr_file *f = (tsr_file *)&f;
-  CHECK_RC(tsr_create(ctx, path, NULL, &f), TSR_EBUSY);
-  CHECK(f == NULL);
-  CHECK(strstr(tsr_last_error(), "is being written by another job") != NULL);
-  CHECK_RC(tsr_create(ctx, path, "clobber=force", &f), 0);
-  CHECK_RC(tsr_close(&f), 0);
+  TSR_CHECK_RC(tsr_create(ctx, path, NULL, &f), TSR_EBUSY);
+  TSR_CHECK(f == NULL);
+  TSR_CHECK(strstr(tsr_last_error(), "is being written by another job") != NULL);
+  TSR_CHECK_RC(tsr_create(ctx, path, "clobber=force", &f), 0);
+  TSR_CHECK_RC(tsr_close(&f), 0);
   return 0;
 }
 
@@ -185,13 +171,13 @@ static int nospace(tsr_ctx *ctx, const char *strategy) {
   with_suffix(tmp, sizeof tmp, fin, ".tessera-tmp");
   field x = {0};
   int rc = open_field(ctx, &x, path, hints);
-  if (rc == TSR_ENOTBUILT) return 77;
+  if (rc == TSR_ENOTBUILT) return TSR_TEST_SKIP;
   for (int t = 0; t < 64 && !rc; t++) rc = tsr_put(x.f, x.v, t, NULL, x.buf);
   int rc2 = x.f ? tsr_close(&x.f) : 0;
-  CHECK_RC(rc ? rc : rc2, TSR_ENOSPC);
+  TSR_CHECK_RC(rc ? rc : rc2, TSR_ENOSPC);
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(!exists(fin));
-  CHECK(!exists(tmp));
+  TSR_CHECK(!exists(fin));
+  TSR_CHECK(!exists(tmp));
   tsr_decomp_free(&x.d);
   return 0;
 }
@@ -202,9 +188,9 @@ static int readonly(tsr_ctx *ctx) {
   char path[600];
   snprintf(path, sizeof path, "%s/readonly_np%d.nc", g_dir, g_size);
   tsr_file *f = (tsr_file *)&f;
-  CHECK_RC(tsr_create(ctx, path, NULL, &f), TSR_EACCES);
-  CHECK(f == NULL);
-  CHECK(strstr(tsr_last_error(), "cannot create files in the directory of") != NULL);
+  TSR_CHECK_RC(tsr_create(ctx, path, NULL, &f), TSR_EACCES);
+  TSR_CHECK(f == NULL);
+  TSR_CHECK(strstr(tsr_last_error(), "cannot create files in the directory of") != NULL);
   return 0;
 }
 
@@ -214,7 +200,7 @@ static int killed(tsr_ctx *ctx, const char *strategy) {
   snprintf(hints, sizeof hints, "strategy=%s", strategy);
   field x = {0};
   int rc = open_field(ctx, &x, path, hints);
-  if (rc == TSR_ENOTBUILT) return 77;
+  if (rc == TSR_ENOTBUILT) return TSR_TEST_SKIP;
   for (int t = 0; t < 4; t++) {
     if (t == 2 && g_rank == g_size - 1) raise(SIGKILL);
     tsr_put(x.f, x.v, t, NULL, x.buf);
@@ -232,24 +218,24 @@ static int colon_path(tsr_ctx *ctx) {
   snprintf(path, sizeof path, "%s/wrfout_d01_2026-01-01_00:00:00_np%d", g_dir, g_size);
   field x = {0};
   for (int i = 0; i < 64 * 32; i++) x.buf[i] = (float)i;
-  CHECK_RC(open_field(ctx, &x, path, "strategy=serial"), 0);
-  CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
-  CHECK_RC(tsr_close(&x.f), 0);
+  TSR_CHECK_RC(open_field(ctx, &x, path, "strategy=serial"), 0);
+  TSR_CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
+  TSR_CHECK_RC(tsr_close(&x.f), 0);
   tsr_file *f;
-  CHECK_RC(tsr_open(ctx, path, NULL, &f), 0);
+  TSR_CHECK_RC(tsr_open(ctx, path, NULL, &f), 0);
   if (f) {
     static float all[64 * 32];
     int v;
-    CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
-    CHECK_RC(tsr_get(f, v, 0, NULL, all), 0);
-    CHECK(all[64 * 32 - 1] == (float)(64 * 32 - 1) || g_size > 1);
-    CHECK_RC(tsr_close(&f), 0);
+    TSR_CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
+    TSR_CHECK_RC(tsr_get(f, v, 0, NULL, all), 0);
+    TSR_CHECK(all[64 * 32 - 1] == (float)(64 * 32 - 1) || g_size > 1);
+    TSR_CHECK_RC(tsr_close(&f), 0);
   }
   tsr_file *p = NULL;
   int rc = tsr_open(ctx, path, "backend=pnetcdf", &p);
   if (rc != TSR_ENOTBUILT) {
-    CHECK_RC(rc, TSR_EACCES);
-    CHECK(strstr(tsr_last_error(), "(a ':' in the path)") != NULL);
+    TSR_CHECK_RC(rc, TSR_EACCES);
+    TSR_CHECK(strstr(tsr_last_error(), "(a ':' in the path)") != NULL);
   }
   tsr_decomp_free(&x.d);
   return 0;
@@ -266,13 +252,13 @@ static int stale_pieces(tsr_ctx *ctx) {
     }
   MPI_Barrier(MPI_COMM_WORLD);
   field x = {0};
-  CHECK_RC(open_field(ctx, &x, path, "strategy=split"), 0);
-  CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
-  CHECK_RC(tsr_close(&x.f), 0);
+  TSR_CHECK_RC(open_field(ctx, &x, path, "strategy=split"), 0);
+  TSR_CHECK_RC(tsr_put(x.f, x.v, 0, NULL, x.buf), 0);
+  TSR_CHECK_RC(tsr_close(&x.f), 0);
   snprintf(stale, sizeof stale, "%s.%04d", path, g_size);
-  CHECK(!exists(stale));
+  TSR_CHECK(!exists(stale));
   snprintf(stale, sizeof stale, "%s.%04d", path, g_size - 1);
-  CHECK(exists(stale));
+  TSR_CHECK(exists(stale));
   tsr_decomp_free(&x.d);
   return 0;
 }
@@ -289,10 +275,15 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  /* What tsr_test_main sets up: rank, size and names for the messages. */
+  tsr_test_.program = "test_atomic";
+  tsr_test_.scenario = scn;
+  tsr_test_.rank = g_rank;
+  tsr_test_.nranks = g_size;
   tsr_ctx *ctx;
   MPI_Comm model;
   int skip = 0;
-  CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
+  TSR_CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
   if (strncmp(scn, "atomic:", 7) == 0) skip = atomic(ctx, scn + 7);
   else if (strncmp(scn, "failed:", 7) == 0) skip = failed(ctx, scn + 7);
   else if (strcmp(scn, "busy") == 0) skip = busy(ctx);
@@ -301,16 +292,17 @@ int main(int argc, char **argv) {
   else if (strcmp(scn, "colon_path") == 0) skip = colon_path(ctx);
   else if (strncmp(scn, "nospace:", 8) == 0) skip = nospace(ctx, scn + 8);
   else if (strcmp(scn, "readonly") == 0) skip = readonly(ctx);
-  else g_fail = 1;
+  else tsr_test_fail_(__FILE__, __LINE__, "no scenario '%s'", scn);
+  if (skip == TSR_TEST_SKIP) tsr_test_skip("%s is not built into this library", scn);
   tsr_finalize(&ctx);
   MPI_Comm_free(&model);
   if (g_holder > 0) {
     close(g_release[1]);
     waitpid(g_holder, NULL, 0);
   }
-  int any = 0, skipped = 0;
-  MPI_Allreduce(&g_fail, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&skip, &skipped, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  char name[320];
+  snprintf(name, sizeof name, "test_atomic %s", scn);
+  int code = tsr_test_verdict(name); /* agreed over MPI_COMM_WORLD: 0, 1 or 77 */
   MPI_Finalize();
-  return any ? 1 : skipped;
+  return code;
 }

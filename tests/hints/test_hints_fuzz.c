@@ -3,7 +3,8 @@
  * build. Every input must return 0 or TSR_EHINT/TSR_ENOMEM with a message
  * (never crash, never leave a partial result), and whatever parses must
  * format back to a string that parses to the same hints. Usage:
- * test_hints_fuzz [iterations] [seed]. */
+ * test_hints_fuzz [iterations] [seed]. Checks and verdict from tsr_test.h
+ * (no MPI started). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "core/hints.h"
 #include "tsr_fuzz.h"
 #include "tessera.h"
+#include "tsr_test.h"
 
 static const char *const seeds[] = {
     "strategy=aggregate:aggregators=4:stride=2:cb_buffer_size=16m",
@@ -29,7 +31,7 @@ int main(int argc, char **argv) {
   tsr_fuzz z = {argc > 2 ? strtoull(argv[2], NULL, 10) : 0x9e3779b97f4a7c15ull, seeds, NSEEDS,
                 alphabet};
   if (!z.state) z.state = 1;
-  long ok = 0, bad = 0, fails = 0;
+  long ok = 0, bad = 0;
   char buf[1024], err[512], text[4096];
   for (long i = 0; i < iters; i++) {
     const char *seed = seeds[tsr_fuzz_next(&z) % NSEEDS];
@@ -49,20 +51,16 @@ int main(int argc, char **argv) {
       tsr__hints_defaults(&again);
       tsr__hints_format(&h, text, sizeof text);
       h.set = again.set = 0;
-      if (tsr__hints_parse(text, NULL, &again, err, sizeof err) != 0) {
-        fprintf(stderr, "FAIL: '%s' formatted as '%s' does not parse: %s\n", buf, text, err);
-        fails++;
-      }
-    } else if ((rc == TSR_EHINT || rc == TSR_ENOMEM) && err[0] &&
-               memcmp(&h, &before, sizeof h) == 0) {
-      bad++;
+      int again_rc = tsr__hints_parse(text, NULL, &again, err, sizeof err);
+      TSR_CHECKF(again_rc == 0, "'%s' formatted as '%s' does not parse: %s", buf, text, err);
     } else {
-      fprintf(stderr, "FAIL: '%s' -> %s, message '%s', hints %s\n", buf, tsr_errname(rc), err,
-              memcmp(&h, &before, sizeof h) ? "changed" : "unchanged");
-      fails++;
+      int unchanged = memcmp(&h, &before, sizeof h) == 0;
+      int rejected = (rc == TSR_EHINT || rc == TSR_ENOMEM) && err[0] && unchanged;
+      TSR_CHECKF(rejected, "'%s' -> %s, message '%s', hints %s", buf, tsr_errname(rc), err,
+                 unchanged ? "unchanged" : "changed");
+      if (rejected) bad++;
     }
   }
-  printf("hint fuzz: %ld inputs, %ld accepted, %ld rejected with a message; %ld passed, %ld failed\n",
-         iters, ok, bad, ok + bad - 0, fails);
-  return fails ? 1 : 0;
+  printf("hint fuzz: %ld inputs, %ld accepted, %ld rejected with a message\n", iters, ok, bad);
+  return tsr_test_verdict("hint fuzz");
 }

@@ -4,37 +4,15 @@
  * received segment out of a global array into the writer's region, exactly
  * where the plan says it goes. Every scenario checks that both sides of every
  * message agree, that pieces partition the variable, and that every writer's
- * region ends up holding the right values. */
+ * region ends up holding the right values. Checks from tsr_test.h (no MPI
+ * started: the verdict is local). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/plan.h"
+#include "tsr_test.h"
 
-static int g_fail, g_pass;
-
-#define CHECK(expr)                                                                   \
-  do {                                                                                \
-    if (expr) {                                                                       \
-      g_pass++;                                                                       \
-    } else {                                                                          \
-      g_fail++;                                                                       \
-      fprintf(stderr, "%s:%d: FAIL %s (scenario %s)\n", __FILE__, __LINE__, #expr, g_scn); \
-    }                                                                                 \
-  } while (0)
-#define CHECK_EQ(a, b)                                                                \
-  do {                                                                                \
-    long long a_ = (long long)(a), b_ = (long long)(b);                               \
-    if (a_ == b_) {                                                                   \
-      g_pass++;                                                                       \
-    } else {                                                                          \
-      g_fail++;                                                                       \
-      fprintf(stderr, "%s:%d: FAIL %s == %s: %lld != %lld (scenario %s)\n", __FILE__, \
-              __LINE__, #a, #b, a_, b_, g_scn);                                       \
-    }                                                                                 \
-  } while (0)
-
-static const char *g_scn = "";
 
 /* A decomposition of an ny x nx (x nz inner) array over a px x py grid of
  * ranks, uneven where the sizes do not divide; rank `empty` owns nothing. */
@@ -85,11 +63,11 @@ static int64_t total(const decomp *d) {
 static void check_layout(const decomp *d, const tsr__layout *L) {
   int64_t sum = 0;
   for (int b = 0; b < L->first[L->npieces]; b++) sum += tsr__box_elems(d->nd, &L->boxes[b]);
-  CHECK_EQ(sum, total(d));
+  TSR_CHECK_EQ_INT(sum, total(d));
   for (int a = 0; a < L->first[L->npieces]; a++)
     for (int b = a + 1; b < L->first[L->npieces]; b++) {
       tsr__box x;
-      CHECK(!tsr__box_intersect(d->nd, &L->boxes[a], &L->boxes[b], &x));
+      TSR_CHECK(!tsr__box_intersect(d->nd, &L->boxes[a], &L->boxes[b], &x));
     }
 }
 
@@ -100,7 +78,7 @@ static void check_exchange(const decomp *d, const tsr__layout *L) {
   for (int r = 0; r < n; r++) {
     tsr__tiles t;
     tiles_of(d, r, &t);
-    CHECK_EQ(tsr__exchange_build(&t, L, 0, L->npieces, sizeof(float), &ex[r]), 0);
+    TSR_CHECK_EQ_INT(tsr__exchange_build(&t, L, 0, L->npieces, sizeof(float), &ex[r]), 0);
   }
   /* The global array: value = flat index. */
   int64_t N = total(d);
@@ -119,12 +97,12 @@ static void check_exchange(const decomp *d, const tsr__layout *L) {
       int64_t sent = -1;
       for (int q = 0; q < s->nsend; q++)
         if (s->send[q].peer == w) sent = s->send[q].bytes;
-      CHECK_EQ(sent, rp->bytes);
+      TSR_CHECK_EQ_INT(sent, rp->bytes);
       for (int g = rp->seg0; g < rp->seg0 + rp->nseg; g++) {
         const tsr__seg *sg = &e->recv_segs[g];
         tsr__box tile, in;
         tsr__tiles_tile_of(&(tsr__tiles){.ndims = d->nd, .all = d->all}, rp->peer, &tile);
-        CHECK(tsr__box_intersect(d->nd, &sg->box, &tile, &in) &&
+        TSR_CHECK(tsr__box_intersect(d->nd, &sg->box, &tile, &in) &&
               tsr__box_elems(d->nd, &in) == tsr__box_elems(d->nd, &sg->box));
         const tsr__box *mb = &e->mybox[sg->target];
         tsr__copy_box(d->nd, &sg->box, sizeof(float), global, zero, d->shape,
@@ -137,13 +115,13 @@ static void check_exchange(const decomp *d, const tsr__layout *L) {
       float *expect = malloc((size_t)(tsr__box_elems(d->nd, mb) + 1) * sizeof *expect);
       tsr__copy_box(d->nd, mb, sizeof(float), global, zero, d->shape, expect, mb->start,
                     mb->count);
-      CHECK(memcmp(expect, region + e->mybox_off[b],
+      TSR_CHECK(memcmp(expect, region + e->mybox_off[b],
                    (size_t)tsr__box_elems(d->nd, mb) * sizeof(float)) == 0);
       free(expect);
     }
     free(region);
   }
-  CHECK_EQ(region_total, N);
+  TSR_CHECK_EQ_INT(region_total, N);
   for (int r = 0; r < n; r++) tsr__exchange_free(&ex[r]);
   free(ex);
   free(global);
@@ -151,13 +129,13 @@ static void check_exchange(const decomp *d, const tsr__layout *L) {
 
 static void scenario_slabs(const char *name, int nd, const int64_t shape[], int py, int px,
                            int empty, int nwriters) {
-  g_scn = name;
+  tsr_test_case("%s", name);
   decomp d;
   make_grid(&d, nd, shape, py, px, empty);
   int *w = malloc((size_t)nwriters * sizeof *w);
   for (int i = 0; i < nwriters; i++) w[i] = (int)((int64_t)i * d.nranks / nwriters);
   tsr__layout L;
-  CHECK_EQ(tsr__layout_slabs(nd, shape, nwriters, w, &L), 0);
+  TSR_CHECK_EQ_INT(tsr__layout_slabs(nd, shape, nwriters, w, &L), 0);
   check_layout(&d, &L);
   check_exchange(&d, &L);
   tsr__layout_free(&L);
@@ -167,26 +145,26 @@ static void scenario_slabs(const char *name, int nd, const int64_t shape[], int 
 
 static void scenario_chunks(const char *name, int nd, const int64_t shape[], int py, int px,
                             int64_t max_elems) {
-  g_scn = name;
+  tsr_test_case("%s", name);
   decomp d;
   make_grid(&d, nd, shape, py, px, -1);
   tsr__layout L;
-  CHECK_EQ(tsr__layout_chunks(nd, shape, max_elems, 0, &L), 0);
+  TSR_CHECK_EQ_INT(tsr__layout_chunks(nd, shape, max_elems, 0, &L), 0);
   check_layout(&d, &L);
   for (int p = 0; p < L.npieces; p++) {
     int64_t e = 0;
     for (int b = L.first[p]; b < L.first[p + 1]; b++) e += tsr__box_elems(nd, &L.boxes[b]);
-    CHECK(e <= max_elems && e > 0);
-    CHECK_EQ(L.writers[p], 0);
+    TSR_CHECK(e <= max_elems && e > 0);
+    TSR_CHECK_EQ_INT(L.writers[p], 0);
   }
   /* Phased, as serial runs it: one exchange per piece, each complete. */
   tsr__plan plan = {0};
   plan.layout = L;
   tsr__tiles t;
   tiles_of(&d, 0, &t);
-  CHECK_EQ(tsr__plan_build(&t, sizeof(float), 1, &plan), 0);
-  CHECK_EQ(plan.nphases, L.npieces);
-  CHECK(plan.max_region_elems <= max_elems);
+  TSR_CHECK_EQ_INT(tsr__plan_build(&t, sizeof(float), 1, &plan), 0);
+  TSR_CHECK_EQ_INT(plan.nphases, L.npieces);
+  TSR_CHECK(plan.max_region_elems <= max_elems);
   for (int i = 0; i < plan.nphases; i++) tsr__exchange_free(&plan.phases[i]);
   free(plan.phases);
   check_exchange(&d, &L);
@@ -195,16 +173,16 @@ static void scenario_chunks(const char *name, int nd, const int64_t shape[], int
 }
 
 static void scenario_flat_range(void) {
-  g_scn = "flat_range";
+  tsr_test_case("flat_range");
   int64_t shape[3] = {5, 7, 3};
   for (int64_t lo = 0; lo < 105; lo += 13)
     for (int64_t hi = lo; hi <= 105; hi += 17) {
       tsr__box b[6];
       int n = tsr__flat_range_boxes(3, shape, lo, hi, b);
-      CHECK(n <= 5);
+      TSR_CHECK(n <= 5);
       int64_t sum = 0;
       for (int i = 0; i < n; i++) sum += tsr__box_elems(3, &b[i]);
-      CHECK_EQ(sum, hi - lo);
+      TSR_CHECK_EQ_INT(sum, hi - lo);
     }
 }
 
@@ -220,6 +198,7 @@ int main(int argc, char **argv) {
       scenario_slabs("slabs_more_writers_than_rows", 2, (int64_t[]){3, 8}, 1, 2, -1, 5));
   RUN("chunks_2d", scenario_chunks("chunks_2d", 2, (int64_t[]){17, 9}, 3, 2, 40));
   RUN("chunks_3d", scenario_chunks("chunks_3d", 3, (int64_t[]){4, 6, 5}, 2, 2, 7));
-  printf("%d passed, %d failed\n", g_pass, g_fail);
-  return g_fail ? 1 : 0;
+  char name[128];
+  snprintf(name, sizeof name, "test_plan %s", only ? only : "all");
+  return tsr_test_verdict(name);
 }

@@ -10,14 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../c/test_util.h"
+#include "tsr_fixtures.h"
+#include "tsr_test.h"
+
+/* These programs take no scenario table (tsr_test_main does not fit their
+ * argument lists): start MPI and set what tsr_test_main would, then agree on
+ * the verdict and end MPI. */
+static inline void srv_test_init(int *argc, char ***argv, const char *program) {
+  MPI_Init(argc, argv);
+  tsr_test_.program = program;
+  MPI_Comm_rank(MPI_COMM_WORLD, &tsr_test_.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &tsr_test_.nranks);
+}
+
+static inline int srv_test_finish(const char *name) {
+  int code = tsr_test_verdict(name);
+  MPI_Finalize();
+  return code;
+}
 
 enum { NZ = 3, NY = 10, NX = 13, HALO = 2 };
 
 typedef enum { K_EVEN, K_UNEVEN, K_HOLES, K_HALO, K_ZERO, K_NKINDS } kind;
 static const char *kind_name[] = {"even", "uneven", "holes", "halo", "zero"};
 
-static const varspec VARS[] = {
+static const tsr_test_var VARS[] = {
     {"T", TSR_FLOAT, 3, 0, 1},   {"U", TSR_FLOAT, 3, 1, 1},  {"PS", TSR_DOUBLE, 2, 0, 1},
     {"MASK", TSR_INT, 2, 0, 0},  {"ZNU", TSR_FLOAT, 0, 0, 1}, {"Times", TSR_CHAR, 0, 0, 1},
 };
@@ -93,7 +110,7 @@ static inline void free_decomps(decomps *D) {
 }
 
 /* Memory over the memory box holding the check values; halo points garbage. */
-static inline void *fill_mem(const varspec *v, int vi, int t, const decomps *D, int m) {
+static inline void *fill_mem(const tsr_test_var *v, int vi, int t, const decomps *D, int m) {
   int nd = v->nd;
   const int64_t *mst = D->mst[m], *mct = D->mct[m];
   int64_t n = 1;
@@ -106,7 +123,7 @@ static inline void *fill_mem(const varspec *v, int vi, int t, const decomps *D, 
       for (int64_t ii = 0; ii < mct[nd - 1]; ii++, idx++) {
         int64_t k = nd == 3 ? mst[0] + kk : 0, j = mst[nd - 2] + jj, i = mst[nd - 1] + ii;
         int inside = j >= 0 && i >= 0 && j < NY && i < (v->stag ? NX + 1 : NX);
-        int64_t val = inside ? tu_value(vi, t, k, j, i) : -7777;
+        int64_t val = inside ? tsr_test_value(vi, t, k, j, i) : -7777;
         if (v->type == TSR_FLOAT) ((float *)buf)[idx] = (float)val;
         else if (v->type == TSR_DOUBLE) ((double *)buf)[idx] = (double)val;
         else ((int32_t *)buf)[idx] = (int32_t)val;
@@ -125,9 +142,9 @@ static inline int open_file(tsr_ctx *ctx, const char *path, const char *hints, c
   w->t0 = t0;
   int rc = tsr_create(ctx, path, hints, &w->f);
   if (rc) return rc;
-  tu_def_wrf_schema(w->f, VARS, NVARS, NZ, NY, NX, w->vid);
-  TU_OK(tsr_put_att(w->f, w->vid[0], "_FillValue", TSR_FLOAT, 1, &T_FILL));
-  TU_OK(tsr_put_att(w->f, TSR_GLOBAL, "TITLE", TSR_CHAR, 9, "tessera ."));
+  tsr_test_def_wrf_schema(w->f, VARS, NVARS, NZ, NY, NX, w->vid);
+  TSR_CHECK_OK(tsr_put_att(w->f, w->vid[0], "_FillValue", TSR_FLOAT, 1, &T_FILL));
+  TSR_CHECK_OK(tsr_put_att(w->f, TSR_GLOBAL, "TITLE", TSR_CHAR, 9, "tessera ."));
   rc = tsr_enddef(w->f);
   (void)D;
   return rc;
@@ -142,13 +159,13 @@ static inline void times_of(int t, char out[20]) {
 static inline int put_frame(wfile *w, const decomps *D, int frame) {
   int t = w->t0 + frame, rc = 0;
   for (int v = 0; v < NVARS && !rc; v++) {
-    const varspec *s = &VARS[v];
+    const tsr_test_var *s = &VARS[v];
     if (!s->record && frame > 0) continue;
     if (s->nd == 0) {
       char times[20];
       float znu[NZ];
       times_of(t, times);
-      for (int k = 0; k < NZ; k++) znu[k] = (float)tu_value(v, t, k, 0, 0);
+      for (int k = 0; k < NZ; k++) znu[k] = (float)tsr_test_value(v, t, k, 0, 0);
       rc = tsr_put_global(w->f, w->vid[v], frame, s->type == TSR_CHAR ? (void *)times : (void *)znu);
       continue;
     }
@@ -162,7 +179,7 @@ static inline int put_frame(wfile *w, const decomps *D, int frame) {
 
 /* Expected value of a point: the check value, or the fill value where no
  * rank owns the point. */
-static inline double expected(const varspec *s, int v, int64_t t, int64_t k, int64_t j, int64_t i,
+static inline double expected(const tsr_test_var *s, int v, int64_t t, int64_t k, int64_t j, int64_t i,
                        kind kd) {
   if (kd == K_HOLES && s->nd > 0 && (j == 0 || i == (s->stag ? NX : NX - 1))) {
     if (v == 0) return T_FILL;
@@ -170,12 +187,12 @@ static inline double expected(const varspec *s, int v, int64_t t, int64_t k, int
     if (s->type == TSR_DOUBLE) return 9.9692099683868690e+36;
     return -2147483647;
   }
-  if (s->type == TSR_FLOAT) return (double)(float)tu_value(v, t, k, j, i);
-  return (double)tu_value(v, t, k, j, i);
+  if (s->type == TSR_FLOAT) return (double)(float)tsr_test_value(v, t, k, j, i);
+  return (double)tsr_test_value(v, t, k, j, i);
 }
 
 /* Read one whole variable as doubles (chars as their codes); NULL on failure. */
-static inline double *read_var(int nc, const varspec *s, size_t *n_out) {
+static inline double *read_var(int nc, const tsr_test_var *s, size_t *n_out) {
   int vid, ndims, dimids[4];
   if (nc_inq_varid(nc, s->name, &vid) != NC_NOERR) return NULL;
   nc_inq_varndims(nc, vid, &ndims);
@@ -204,15 +221,15 @@ static inline void verify(const char *path, const char *ref, int nt, int t0, kin
   int nc, rnc = -1;
   if (nc_open(path, NC_NOWRITE, &nc) != NC_NOERR) {
     fprintf(stderr, "%s: cannot open %s\n", label, path);
-    TU_EQ(0, 1);
+    TSR_CHECK_EQ_INT(0, 1);
     return;
   }
   if (ref && nc_open(ref, NC_NOWRITE, &rnc) != NC_NOERR) {
     fprintf(stderr, "%s: cannot open reference %s\n", label, ref);
-    TU_EQ(0, 1);
+    TSR_CHECK_EQ_INT(0, 1);
   }
   for (int v = 0; v < NVARS; v++) {
-    const varspec *s = &VARS[v];
+    const tsr_test_var *s = &VARS[v];
     size_t n = 0, rn = 0;
     double *got = read_var(nc, s, &n);
     int64_t nx = s->stag ? NX + 1 : NX, nk = s->nd == 3 ? NZ : 1;
@@ -221,7 +238,7 @@ static inline void verify(const char *path, const char *ref, int nt, int t0, kin
     if (!got || (int64_t)n != frames * per) {
       fprintf(stderr, "%s: %s has %zu values, want %lld\n", label, s->name, n,
               (long long)(frames * per));
-      TU_EQ(0, 1);
+      TSR_CHECK_EQ_INT(0, 1);
       free(got);
       continue;
     }
@@ -233,7 +250,7 @@ static inline void verify(const char *path, const char *ref, int nt, int t0, kin
         if (s->nd == 0) {
           char times[20];
           times_of((int)t, times);
-          want = s->type == TSR_CHAR ? (double)times[p] : (double)(float)tu_value(v, t, p, 0, 0);
+          want = s->type == TSR_CHAR ? (double)times[p] : (double)(float)tsr_test_value(v, t, p, 0, 0);
         } else {
           int64_t i = p % nx, j = (p / nx) % NY, k = p / (nx * NY);
           want = expected(s, v, t, k, j, i, kd);
@@ -243,7 +260,7 @@ static inline void verify(const char *path, const char *ref, int nt, int t0, kin
                   (long long)p, (long long)fr, got[q], want);
       }
     }
-    TU_EQ(bad, 0);
+    TSR_CHECK_EQ_INT(bad, 0);
     if (rnc >= 0) {
       double *rv = read_var(rnc, s, &rn);
       int64_t diff = 0;
@@ -251,7 +268,7 @@ static inline void verify(const char *path, const char *ref, int nt, int t0, kin
       if (!rv || rn != n || diff)
         fprintf(stderr, "%s: %s differs from %s (%lld values)\n", label, s->name, ref,
                 (long long)diff);
-      TU_EQ(rv && rn == n && diff == 0, 1);
+      TSR_CHECK_EQ_INT(rv && rn == n && diff == 0, 1);
       free(rv);
     }
     free(got);

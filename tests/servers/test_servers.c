@@ -48,28 +48,28 @@ static void write_pair(tsr_ctx *ctx, const decomps *D, const char *dir, const ch
   wfile A, B, RA, RB;
   int rc = open_file(ctx, pa, ha, D, 0, &A);
   if (rc == TSR_ENOTBUILT) return; /* pnetcdf not built: the same answer everywhere */
-  TU_OK(rc);
-  TU_OK(open_file(ctx, pb, hb, D, 10, &B));
-  TU_OK(put_frame(&A, D, 0));
-  TU_OK(put_frame(&B, D, 0));
-  TU_OK(tsr_close(&A.f));
+  TSR_CHECK_OK(rc);
+  TSR_CHECK_OK(open_file(ctx, pb, hb, D, 10, &B));
+  TSR_CHECK_OK(put_frame(&A, D, 0));
+  TSR_CHECK_OK(put_frame(&B, D, 0));
+  TSR_CHECK_OK(tsr_close(&A.f));
   /* tsr_flush waits for every file closed before: A must be complete now. */
-  TU_OK(tsr_flush(B.f));
+  TSR_CHECK_OK(tsr_flush(B.f));
   if (D->rank == 0) {
     char label[600];
     snprintf(label, sizeof label, "%s/%s/%s/A-after-flush", tag, kind_name[D->k], backend);
     verify(pa, NULL, 1, 0, D->k, label);
   }
-  TU_OK(put_frame(&B, D, 1));
-  TU_OK(put_frame(&B, D, 2));
-  TU_OK(tsr_close(&B.f));
+  TSR_CHECK_OK(put_frame(&B, D, 1));
+  TSR_CHECK_OK(put_frame(&B, D, 2));
+  TSR_CHECK_OK(tsr_close(&B.f));
   /* References, synchronous, on the model ranks. */
-  TU_OK(open_file(ctx, ra, "strategy=serial", D, 0, &RA));
-  TU_OK(put_frame(&RA, D, 0));
-  TU_OK(tsr_close(&RA.f));
-  TU_OK(open_file(ctx, rb, "strategy=serial", D, 10, &RB));
-  for (int t = 0; t < 3; t++) TU_OK(put_frame(&RB, D, t));
-  TU_OK(tsr_close(&RB.f));
+  TSR_CHECK_OK(open_file(ctx, ra, "strategy=serial", D, 0, &RA));
+  TSR_CHECK_OK(put_frame(&RA, D, 0));
+  TSR_CHECK_OK(tsr_close(&RA.f));
+  TSR_CHECK_OK(open_file(ctx, rb, "strategy=serial", D, 10, &RB));
+  for (int t = 0; t < 3; t++) TSR_CHECK_OK(put_frame(&RB, D, t));
+  TSR_CHECK_OK(tsr_close(&RB.f));
   if (ntodo + 2 <= (int)(sizeof todo / sizeof todo[0])) {
     todo[ntodo++] = (pending){"", "", 1, 0, D->k};
     snprintf(todo[ntodo - 1].path, 512, "%s", pa);
@@ -81,7 +81,7 @@ static void write_pair(tsr_ctx *ctx, const decomps *D, const char *dir, const ch
 }
 
 int main(int argc, char **argv) {
-  tu_init(&argc, &argv);
+  srv_test_init(&argc, &argv, "test_servers");
   int np;
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const char *dir = argc > 1 ? argv[1] : ".";
@@ -96,9 +96,9 @@ int main(int argc, char **argv) {
     snprintf(tag, sizeof tag, "srv%d_G%dT%d_np%d", c, C->G, C->T, np);
     tsr_ctx *ctx = NULL;
     MPI_Comm model = MPI_COMM_NULL;
-    TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+    TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
     if (model == MPI_COMM_NULL) { /* a server: it served until the model finalized */
-      TU_EQ(ctx == NULL, 1);
+      TSR_CHECK_EQ_INT(ctx == NULL, 1);
       MPI_Barrier(MPI_COMM_WORLD);
       continue;
     }
@@ -108,19 +108,19 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(model, &mrank);
     int msize;
     MPI_Comm_size(model, &msize);
-    TU_EQ(msize, M);
+    TSR_CHECK_EQ_INT(msize, M);
     for (int k = 0; k < K_NKINDS; k++) {
       if (k == K_ZERO && M == 1) continue;
       decomps D;
-      TU_OK(make_decomps(ctx, model, (kind)k, &D));
+      TSR_CHECK_OK(make_decomps(ctx, model, (kind)k, &D));
       for (int b = 0; b < 2; b++) write_pair(ctx, &D, dir, tag, BACKENDS[b]);
       free_decomps(&D);
     }
     tsr_stats st;
-    TU_OK(tsr_get_stats(ctx, &st));
-    TU_EQ(st.server_writer_s > 0, 1); /* learned at the flushes */
-    TU_OK(tsr_finalize(&ctx));
-    TU_EQ(ctx == NULL, 1);
+    TSR_CHECK_OK(tsr_get_stats(ctx, &st));
+    TSR_CHECK_EQ_INT(st.server_writer_s > 0, 1); /* learned at the flushes */
+    TSR_CHECK_OK(tsr_finalize(&ctx));
+    TSR_CHECK_EQ_INT(ctx == NULL, 1);
     if (mrank == 0)
       for (int i = 0; i < ntodo; i++) {
         verify(todo[i].path, todo[i].ref, todo[i].nt, todo[i].t0, todo[i].k, todo[i].path);
@@ -129,5 +129,5 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   }
   (void)ran;
-  return tu_finish("servers");
+  return srv_test_finish("servers");
 }

@@ -17,10 +17,10 @@ static void bad_layout(const char *hints, int want) {
   tsr_ctx *ctx = (tsr_ctx *)&np; /* poison: must come back NULL */
   MPI_Comm model = MPI_COMM_WORLD;
   int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
-  if (rc != want) fprintf(stderr, "[rank %d] hints '%s'\n", tu_rank, hints);
-  TU_RC(rc, want);
-  TU_EQ(ctx == NULL, 1);
-  TU_EQ(model == MPI_COMM_NULL, 1);
+  if (rc != want) fprintf(stderr, "[rank %d] hints '%s'\n", tsr_test_rank(), hints);
+  TSR_CHECK_RC(rc, want);
+  TSR_CHECK_EQ_INT(ctx == NULL, 1);
+  TSR_CHECK_EQ_INT(model == MPI_COMM_NULL, 1);
 }
 
 static void bad_layouts(void) {
@@ -42,11 +42,11 @@ static void bad_layouts(void) {
   /* Servers asked for per file without servers at tsr_init. */
   tsr_ctx *ctx;
   MPI_Comm model;
-  TU_OK(tsr_init(MPI_COMM_WORLD, "strategy=serial", &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, "strategy=serial", &ctx, &model));
   tsr_file *f = (tsr_file *)&np;
-  TU_RC(tsr_create(ctx, "x.nc", "strategy=servers", &f), TSR_ESERVERS);
-  TU_EQ(f == NULL, 1);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_RC(tsr_create(ctx, "x.nc", "strategy=servers", &f), TSR_ESERVERS);
+  TSR_CHECK_EQ_INT(f == NULL, 1);
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
 }
 
@@ -56,7 +56,7 @@ static void bad_layouts(void) {
 static int start(int G, int T, long fsize, tsr_ctx **ctx, MPI_Comm *model) {
   char h[128];
   snprintf(h, sizeof h, "strategy=servers:io_groups=%d:io_tasks=%d", G, T);
-  int server = tu_rank >= np - G * T;
+  int server = tsr_test_rank() >= np - G * T;
   struct rlimit old;
   getrlimit(RLIMIT_FSIZE, &old);
   if (server && fsize > 0) {
@@ -65,7 +65,7 @@ static int start(int G, int T, long fsize, tsr_ctx **ctx, MPI_Comm *model) {
     struct rlimit lim = {(rlim_t)fsize, old.rlim_max};
     setrlimit(RLIMIT_FSIZE, &lim);
   }
-  TU_OK(tsr_init(MPI_COMM_WORLD, h, ctx, model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, h, ctx, model));
   if (server && fsize > 0) setrlimit(RLIMIT_FSIZE, &old);
   if (*model == MPI_COMM_NULL) return 0;
   return 1;
@@ -100,31 +100,31 @@ static void too_big(const char *dir, int G, int T, const char *backend) {
            kind_name[K_UNEVEN], np);
   snprintf(hints, sizeof hints, "backend=%s", backend);
   decomps D;
-  TU_OK(make_decomps(ctx, model, K_UNEVEN, &D));
+  TSR_CHECK_OK(make_decomps(ctx, model, K_UNEVEN, &D));
   wfile F;
   int rc = open_file(ctx, path, hints, &D, 0, &F);
   if (rc == TSR_ENOTBUILT) {
     free_decomps(&D);
-    TU_OK(tsr_finalize(&ctx));
+    TSR_CHECK_OK(tsr_finalize(&ctx));
     MPI_Comm_free(&model);
     MPI_Barrier(MPI_COMM_WORLD);
     return;
   }
-  TU_OK(rc);
-  for (int t = 0; t < 3; t++) TU_OK(put_frame(&F, &D, t));
+  TSR_CHECK_OK(rc);
+  for (int t = 0; t < 3; t++) TSR_CHECK_OK(put_frame(&F, &D, t));
   int rf = tsr_flush(F.f);
   int rclose = tsr_close(&F.f);
   int rfin = tsr_finalize(&ctx);
   int nerr = (rf == TSR_ENOSPC) + (rclose == TSR_ENOSPC) + (rfin == TSR_ENOSPC);
   int nok = (rf == 0) + (rclose == 0) + (rfin == 0);
   if (nerr != 1 || nok != 2)
-    fprintf(stderr, "[rank %d] %s G%dT%d: flush %s, close %s, finalize %s\n", tu_rank, backend, G,
+    fprintf(stderr, "[rank %d] %s G%dT%d: flush %s, close %s, finalize %s\n", tsr_test_rank(), backend, G,
             T, tsr_errname(rf), tsr_errname(rclose), tsr_errname(rfin));
-  TU_EQ(nerr, 1);
-  TU_EQ(nok, 2);
-  if (!strcmp(backend, "netcdf")) TU_RC(rf, TSR_ENOSPC); /* nc_sync writes: seen at flush */
-  TU_EQ(exists(path), 0); /* never left looking complete */
-  TU_EQ(exists_or_tmp(path), 0); /* nor anything half written */
+  TSR_CHECK_EQ_INT(nerr, 1);
+  TSR_CHECK_EQ_INT(nok, 2);
+  if (!strcmp(backend, "netcdf")) TSR_CHECK_RC(rf, TSR_ENOSPC); /* nc_sync writes: seen at flush */
+  TSR_CHECK_EQ_INT(exists(path), 0); /* never left looking complete */
+  TSR_CHECK_EQ_INT(exists_or_tmp(path), 0); /* nor anything half written */
   free_decomps(&D);
   MPI_Comm_free(&model);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -144,27 +144,27 @@ static void error_at_next_flush(const char *dir, const char *backend) {
   snprintf(small, sizeof small, "%s/err_next_small_%s_np%d.nc", dir, backend, np);
   snprintf(hints, sizeof hints, "backend=%s", backend);
   decomps D;
-  TU_OK(make_decomps(ctx, model, K_EVEN, &D));
+  TSR_CHECK_OK(make_decomps(ctx, model, K_EVEN, &D));
   wfile F;
   int rc = open_file(ctx, path, hints, &D, 0, &F);
   if (rc != TSR_ENOTBUILT) {
-    TU_OK(rc);
-    for (int t = 0; t < 3; t++) TU_OK(put_frame(&F, &D, t));
+    TSR_CHECK_OK(rc);
+    for (int t = 0; t < 3; t++) TSR_CHECK_OK(put_frame(&F, &D, t));
     int rclose = tsr_close(&F.f); /* may already report it, if the note was quick */
-    TU_EQ(rclose == 0 || rclose == TSR_ENOSPC, 1);
+    TSR_CHECK_EQ_INT(rclose == 0 || rclose == TSR_ENOSPC, 1);
     tsr_file *g = NULL;
-    TU_OK(tsr_create(ctx, small, hints, &g)); /* header only: fits the limit */
+    TSR_CHECK_OK(tsr_create(ctx, small, hints, &g)); /* header only: fits the limit */
     int dim;
-    TU_OK(tsr_def_dim(g, "x", 4, &dim));
-    TU_OK(tsr_enddef(g));
+    TSR_CHECK_OK(tsr_def_dim(g, "x", 4, &dim));
+    TSR_CHECK_OK(tsr_enddef(g));
     int rf = tsr_flush(g);
-    TU_RC(rf, rclose ? 0 : TSR_ENOSPC);
-    TU_EQ(exists(path), 0);
-    TU_EQ(exists_or_tmp(path), 0);
-    TU_OK(tsr_close(&g));
+    TSR_CHECK_RC(rf, rclose ? 0 : TSR_ENOSPC);
+    TSR_CHECK_EQ_INT(exists(path), 0);
+    TSR_CHECK_EQ_INT(exists_or_tmp(path), 0);
+    TSR_CHECK_OK(tsr_close(&g));
   }
   free_decomps(&D);
-  TU_OK(tsr_finalize(&ctx)); /* reported once, not again */
+  TSR_CHECK_OK(tsr_finalize(&ctx)); /* reported once, not again */
   MPI_Comm_free(&model);
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -178,15 +178,15 @@ static void unwritable(void) {
     return;
   }
   tsr_file *f = (tsr_file *)&np;
-  TU_RC(tsr_create(ctx, "/nonexistent-tessera-dir/out.nc", NULL, &f), TSR_EACCES);
-  TU_EQ(f == NULL, 1);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_RC(tsr_create(ctx, "/nonexistent-tessera-dir/out.nc", NULL, &f), TSR_EACCES);
+  TSR_CHECK_EQ_INT(f == NULL, 1);
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv) {
-  tu_init(&argc, &argv);
+  srv_test_init(&argc, &argv, "test_servers_errors");
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const char *dir = argc > 1 ? argv[1] : ".";
   bad_layouts();
@@ -198,5 +198,5 @@ int main(int argc, char **argv) {
     if (np >= 3) too_big(dir, 2, 1, backend);
     error_at_next_flush(dir, backend);
   }
-  return tu_finish("servers");
+  return srv_test_finish("servers");
 }

@@ -78,46 +78,46 @@ static const record *find_record(const record *recs, int n, const char *file) {
 /* The writer side of a record says: these servers wrote it, for real. */
 static void check_writer_side(const record *r, int io_ranks, int writers, int first_rank) {
   if (!r) {
-    TU_EQ(0, 1);
+    TSR_CHECK_EQ_INT(0, 1);
     return;
   }
-  TU_EQ(r->on_servers, 1);
-  TU_EQ(r->io_ranks, io_ranks);
-  TU_EQ(r->writers, writers);
-  TU_EQ(r->nranks, writers);
-  for (int i = 0; i < r->nranks; i++) TU_EQ(r->ranks[i], first_rank + i);
-  TU_EQ(r->writer_max > 0, 1);
-  TU_EQ(r->writes > 0, 1);
-  TU_EQ(r->bytes_written > 0, 1);
+  TSR_CHECK_EQ_INT(r->on_servers, 1);
+  TSR_CHECK_EQ_INT(r->io_ranks, io_ranks);
+  TSR_CHECK_EQ_INT(r->writers, writers);
+  TSR_CHECK_EQ_INT(r->nranks, writers);
+  for (int i = 0; i < r->nranks; i++) TSR_CHECK_EQ_INT(r->ranks[i], first_rank + i);
+  TSR_CHECK_EQ_INT(r->writer_max > 0, 1);
+  TSR_CHECK_EQ_INT(r->writes > 0, 1);
+  TSR_CHECK_EQ_INT(r->bytes_written > 0, 1);
 }
 
 static void run_fpo(const char *dir, const char *stats, int np) {
   const int G = 2, M = np - G;
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=2:io_tasks=1", &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=2:io_tasks=1", &ctx, &model));
   if (model == MPI_COMM_NULL) return; /* a server: served until the model finalized */
   decomps D;
-  TU_OK(make_decomps(ctx, model, K_EVEN, &D));
+  TSR_CHECK_OK(make_decomps(ctx, model, K_EVEN, &D));
   const char *hints = "backend=netcdf:frames_per_outfile=2";
   char xs[6][512], ys[3][512];
   for (int k = 0; k < 6; k++) { /* stream X: one frame per file */
     wfile w;
     snprintf(xs[k], sizeof xs[k], "%s/fpo_np%d_X_%04d.nc", dir, np, k);
-    TU_OK(open_file(ctx, xs[k], hints, &D, k, &w));
-    TU_OK(put_frame(&w, &D, 0));
-    TU_OK(tsr_close(&w.f));
+    TSR_CHECK_OK(open_file(ctx, xs[k], hints, &D, k, &w));
+    TSR_CHECK_OK(put_frame(&w, &D, 0));
+    TSR_CHECK_OK(tsr_close(&w.f));
   }
   for (int k = 0; k < 3; k++) { /* stream Y: two frames per file */
     wfile w;
     snprintf(ys[k], sizeof ys[k], "%s/fpo_np%d_Y_%04d.nc", dir, np, k);
-    TU_OK(open_file(ctx, ys[k], hints, &D, 10 + 2 * k, &w));
-    TU_OK(put_frame(&w, &D, 0));
-    TU_OK(put_frame(&w, &D, 1));
-    TU_OK(tsr_close(&w.f));
+    TSR_CHECK_OK(open_file(ctx, ys[k], hints, &D, 10 + 2 * k, &w));
+    TSR_CHECK_OK(put_frame(&w, &D, 0));
+    TSR_CHECK_OK(put_frame(&w, &D, 1));
+    TSR_CHECK_OK(tsr_close(&w.f));
   }
   free_decomps(&D);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   if (D.rank == 0) {
     record recs[MAXREC];
     int n = read_records(stats, recs);
@@ -141,21 +141,21 @@ static void run_streams(const char *dir, const char *stats, int np) {
   static const int group[9] = {0, 1, 0, 0, 1, 0, 1, 0, 1};
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=2:io_tasks=1", &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=2:io_tasks=1", &ctx, &model));
   if (model == MPI_COMM_NULL) return;
   decomps D;
-  TU_OK(make_decomps(ctx, model, K_HOLES, &D));
+  TSR_CHECK_OK(make_decomps(ctx, model, K_HOLES, &D));
   char paths[9][512];
   for (int k = 0; k < NF; k++) { /* d01 t0, d02 t0, d03 t0, d01 t1, ... */
     wfile w;
     snprintf(paths[k], sizeof paths[k], "%s/wrfout_np%d_d%02d_2026-01-01_%02d:00:00", dir, np,
              1 + k % 3, k / 3);
-    TU_OK(open_file(ctx, paths[k], "backend=netcdf:frames_per_outfile=2", &D, k, &w));
-    TU_OK(put_frame(&w, &D, 0));
-    TU_OK(tsr_close(&w.f));
+    TSR_CHECK_OK(open_file(ctx, paths[k], "backend=netcdf:frames_per_outfile=2", &D, k, &w));
+    TSR_CHECK_OK(put_frame(&w, &D, 0));
+    TSR_CHECK_OK(tsr_close(&w.f));
   }
   free_decomps(&D);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   if (D.rank == 0) {
     record recs[MAXREC];
     int n = read_records(stats, recs);
@@ -171,10 +171,10 @@ static void run_parallel(const char *dir, const char *stats, int np) {
   const int T = 2, M = np - T;
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=1:io_tasks=2", &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=1:io_tasks=2", &ctx, &model));
   if (model == MPI_COMM_NULL) return;
   decomps D;
-  TU_OK(make_decomps(ctx, model, K_UNEVEN, &D));
+  TSR_CHECK_OK(make_decomps(ctx, model, K_UNEVEN, &D));
   char path[512], tmp[600];
   snprintf(path, sizeof path, "%s/par_%s_np%d.nc", dir, kind_name[K_UNEVEN], np);
   snprintf(tmp, sizeof tmp, "%s.tessera-tmp", path);
@@ -183,24 +183,24 @@ static void run_parallel(const char *dir, const char *stats, int np) {
   wfile w;
   int rc = open_file(ctx, path, "backend=pnetcdf", &D, 0, &w);
   if (rc != TSR_ENOTBUILT) { /* pnetcdf not built: the same answer everywhere */
-    TU_OK(rc);
-    TU_OK(put_frame(&w, &D, 0));
-    TU_OK(tsr_flush(w.f));
+    TSR_CHECK_OK(rc);
+    TSR_CHECK_OK(put_frame(&w, &D, 0));
+    TSR_CHECK_OK(tsr_flush(w.f));
     /* Written but open on the servers: only the temporary exists. */
     if (D.rank == 0) {
-      TU_EQ(access(path, F_OK) == 0, 0);
-      TU_EQ(access(tmp, F_OK) == 0, 1);
+      TSR_CHECK_EQ_INT(access(path, F_OK) == 0, 0);
+      TSR_CHECK_EQ_INT(access(tmp, F_OK) == 0, 1);
     }
     /* With statistics on, the close waits for the servers' notes: the file
      * is in place when it returns. */
-    TU_OK(tsr_close(&w.f));
+    TSR_CHECK_OK(tsr_close(&w.f));
     if (D.rank == 0) {
-      TU_EQ(access(path, F_OK) == 0, 1);
-      TU_EQ(access(tmp, F_OK) == 0, 0);
+      TSR_CHECK_EQ_INT(access(path, F_OK) == 0, 1);
+      TSR_CHECK_EQ_INT(access(tmp, F_OK) == 0, 0);
     }
   }
   free_decomps(&D);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   if (D.rank == 0 && rc != TSR_ENOTBUILT) {
     record recs[MAXREC];
     int n = read_records(stats, recs);
@@ -215,17 +215,17 @@ int main(int argc, char **argv) {
   const char *scenario = argc > 2 ? argv[2] : "fpo";
   char stats[600];
   int np;
-  tu_init(&argc, &argv);
+  srv_test_init(&argc, &argv, "test_servers_stats");
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   snprintf(stats, sizeof stats, "%s/servers_stats_%s_np%d.jsonl", dir, scenario, np);
   /* Read once per process, at the first statistics: set before any file. */
   setenv("TESSERA_STATS_FILE", stats, 1);
-  if (tu_rank == 0) unlink(stats);
+  if (tsr_test_rank() == 0) unlink(stats);
   MPI_Barrier(MPI_COMM_WORLD);
   if (strcmp(scenario, "fpo") == 0 && np >= 3) run_fpo(dir, stats, np);
   else if (strcmp(scenario, "streams") == 0 && np >= 3) run_streams(dir, stats, np);
   else if (strcmp(scenario, "parallel") == 0 && np >= 4) run_parallel(dir, stats, np);
-  else if (tu_rank == 0) fprintf(stderr, "scenario %s needs more ranks\n", scenario);
+  else if (tsr_test_rank() == 0) fprintf(stderr, "scenario %s needs more ranks\n", scenario);
   MPI_Barrier(MPI_COMM_WORLD);
-  return tu_finish(scenario);
+  return srv_test_finish(scenario);
 }
