@@ -193,6 +193,15 @@ void tsr__exchange_free(tsr__exchange *ex) {
  * region buffer. A packed segment is C-ordered over its own box. */
 static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__tiles *d,
                       const void *src, char *dst) {
+  int64_t es = (int64_t)ex->esize;
+  if (ex->flat) { /* a flat segment is contiguous in the caller's buffer */
+    for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
+      const tsr__seg *g = &ex->send_segs[s];
+      memcpy(dst, (const char *)src + g->off * es, (size_t)(g->box.count[0] * es));
+      dst += g->box.count[0] * es;
+    }
+    return;
+  }
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__box *b = &ex->send_segs[s].box;
     tsr__copy_box(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, dst, b->start, b->count);
@@ -202,6 +211,15 @@ static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__ti
 
 static void unpack_segs(const tsr__exchange *ex, const tsr__peer *p, const char *msg,
                         char *region) {
+  int64_t es = (int64_t)ex->esize;
+  if (ex->flat) { /* and contiguous in the writer's region (pieces are flat ranges) */
+    for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
+      const tsr__seg *g = &ex->recv_segs[s];
+      memcpy(region + g->off * es, msg, (size_t)(g->box.count[0] * es));
+      msg += g->box.count[0] * es;
+    }
+    return;
+  }
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__seg *g = &ex->recv_segs[s];
     const tsr__box *t = &ex->mybox[g->target];
@@ -214,6 +232,20 @@ static void unpack_segs(const tsr__exchange *ex, const tsr__peer *p, const char 
 /* Data this rank keeps: straight from the caller's memory into the region. */
 static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, const void *src,
                       char *region) {
+  if (ex->flat) { /* my send and receive segments to myself are listed in the same order */
+    const tsr__peer *sp = NULL, *rp = NULL;
+    for (int p = 0; p < ex->nsend; p++)
+      if (ex->send[p].peer == me) sp = &ex->send[p];
+    for (int p = 0; p < ex->nrecv; p++)
+      if (ex->recv[p].peer == me) rp = &ex->recv[p];
+    if (!sp || !rp) return;
+    int64_t es = (int64_t)ex->esize;
+    for (int k = 0; k < sp->nseg && k < rp->nseg; k++) {
+      const tsr__seg *a = &ex->send_segs[sp->seg0 + k], *b = &ex->recv_segs[rp->seg0 + k];
+      memcpy(region + b->off * es, (const char *)src + a->off * es, (size_t)(a->box.count[0] * es));
+    }
+    return;
+  }
   for (int p = 0; p < ex->nrecv; p++) {
     if (ex->recv[p].peer != me) continue;
     for (int s = ex->recv[p].seg0; s < ex->recv[p].seg0 + ex->recv[p].nseg; s++) {

@@ -19,12 +19,15 @@ typedef struct {
 } tsr__peer;
 
 typedef struct {
-  tsr__box box;   /* the intersection, global indices */
+  tsr__box box;   /* the intersection, global indices (flat: [start[0], +count[0])) */
   int target;     /* receiver side: index into mybox[] */
+  int64_t off;    /* flat exchanges: element offset in the sender's buffer or the
+                     receiver's region */
 } tsr__seg;
 
 typedef struct tsr__exchange {
   int nd;
+  int flat; /* built by plan/runs.c: segments are flat index ranges, one memcpy each */
   size_t esize;
   int nsend, nrecv;
   tsr__peer *send, *recv;
