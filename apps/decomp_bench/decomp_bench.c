@@ -197,13 +197,16 @@ int main(int argc, char **argv) {
     tsr_ctx *ctx;
     MPI_Comm model;
     if (tsr_init(c4, NULL, &ctx, &model)) MPI_Abort(MPI_COMM_WORLD, 1);
-    double *td = malloc(sizeof(double) * (size_t)REPS), *tp = malloc(sizeof(double) * (size_t)REPS);
-    double *tu = malloc(sizeof(double) * (size_t)(REPS * PUTS));
-    for (int v = 0; v < V_N; v++) {
-      for (int r = 0; r < REPS; r++) {
+    /* Variants take turns within each rep, so a load change on a shared
+     * machine hits all of them alike instead of one variant's whole series. */
+    double *td = malloc(sizeof(double) * (size_t)(V_N * REPS));
+    double *tp = malloc(sizeof(double) * (size_t)(V_N * REPS));
+    double *tu = malloc(sizeof(double) * (size_t)(V_N * REPS * PUTS));
+    for (int r = 0; r < REPS; r++)
+      for (int v = 0; v < V_N; v++) {
         float *buf;
         tsr_decomp *d;
-        if (build(ctx, (variant)v, NZ, NY, NX, &td[r], &tp[r], &buf, &d))
+        if (build(ctx, (variant)v, NZ, NY, NX, &td[v * REPS + r], &tp[v * REPS + r], &buf, &d))
           MPI_Abort(MPI_COMM_WORLD, 1);
         char path[600];
         snprintf(path, sizeof path, "%s/decomp_bench_%d.nc", DIR, v);
@@ -219,15 +222,16 @@ int main(int argc, char **argv) {
           MPI_Barrier(model);
           double a = MPI_Wtime();
           if (tsr_put(f, var, 0, d, buf)) MPI_Abort(MPI_COMM_WORLD, 1);
-          tu[r * PUTS + p] = slowest(model, MPI_Wtime() - a);
+          tu[(v * REPS + r) * PUTS + p] = slowest(model, MPI_Wtime() - a);
         }
         tsr_close(&f);
         tsr_decomp_free(&d);
         free(buf);
       }
-      sd[v] = stats_of(td, REPS);
-      sp[v] = stats_of(tp, REPS);
-      su[v] = stats_of(tu, REPS * PUTS);
+    for (int v = 0; v < V_N; v++) {
+      sd[v] = stats_of(td + v * REPS, REPS);
+      sp[v] = stats_of(tp + v * REPS, REPS);
+      su[v] = stats_of(tu + v * REPS * PUTS, REPS * PUTS);
     }
     free(td);
     free(tp);

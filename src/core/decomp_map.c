@@ -12,6 +12,7 @@
  * - a box in another memory order becomes the box without halos, packed by a
  *   copy whose innermost rows stay memcpy when the fastest dimension is the
  *   file's fastest (XZY). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,9 @@
 void tsr__decomp_free_extra(tsr_decomp *d) {
   if (d->canon) tsr_decomp_free(&d->canon);
   free(d->spans);
+  free(d->perm);
   free(d->runs);
+  d->perm = NULL;
   d->spans = NULL;
   d->runs = NULL;
 }
@@ -134,6 +137,18 @@ static int from_spans(tsr_ctx *ctx, int rc, int ndims, const int64_t gsize[], ts
       d->spans = spans;
       d->nspans = nspans;
       spans = NULL;
+      /* Spans of one or two elements (a shuffled map) pack faster from a
+       * plain index per element: a sixth of the bytes to stream. */
+      if (nelems < INT32_MAX && d->nspans * 2 > nelems) {
+        d->perm = malloc((size_t)(nelems > 0 ? nelems : 1) * sizeof *d->perm);
+        for (int64_t i = 0, k = 0; d->perm && i < d->nspans; i++)
+          for (int64_t e = 0; e < d->spans[i].len; e++) d->perm[k++] = (int32_t)(d->spans[i].src + e);
+        if (d->perm) {
+          free(d->spans);
+          d->spans = NULL;
+          d->nspans = 0;
+        }
+      }
     }
     rc = tsr__agree(ctx->comm, d ? 0 : TSR_ENOMEM);
   }
@@ -308,13 +323,38 @@ static void copy_ordered(const tsr_decomp *d, size_t es, const void *mem, void *
   }
 }
 
+/* packed[j] = buf[perm[j]] (or back, for reading), by element size. */
+#define PERMUTE(T)                                                              \
+  do {                                                                          \
+    T *p = packed;                                                              \
+    T *b = buf;                                                                 \
+    if (to_buf)                                                                 \
+      for (int64_t j = 0; j < n; j++) b[perm[j]] = p[j];                        \
+    else                                                                        \
+      for (int64_t j = 0; j < n; j++) p[j] = b[perm[j]];                        \
+  } while (0)
+static void permute(const int32_t *perm, int64_t n, size_t es, const void *cbuf, void *packed,
+                    int to_buf) {
+  void *buf = (void *)cbuf; /* written only when to_buf */
+  if (es == 4) PERMUTE(int32_t);
+  else if (es == 8) PERMUTE(int64_t);
+  else if (es == 2) PERMUTE(int16_t);
+  else if (es == 1) PERMUTE(char);
+  else
+    for (int64_t j = 0; j < n; j++)
+      if (to_buf) memcpy((char *)buf + perm[j] * (int64_t)es, (char *)packed + j * (int64_t)es, es);
+      else memcpy((char *)packed + j * (int64_t)es, (char *)buf + perm[j] * (int64_t)es, es);
+}
+#undef PERMUTE
+
 int tsr__decomp_pack(tsr_file *f, const tsr_decomp *d, size_t esize, const void *buf,
                      const void **out) {
   *out = buf;
-  if (!d->canon || (!d->ordered && !d->spans)) return 0; /* read in place */
+  if (!d->canon || (!d->ordered && !d->spans && !d->perm)) return 0; /* read in place */
   int rc = tsr__grow(&f->pack, &f->pack_cap, d->my_elems * (int64_t)esize + 1);
   if (rc) return rc;
   if (d->ordered) copy_ordered(d, esize, buf, f->pack, 0);
+  else if (d->perm) permute(d->perm, d->my_elems, esize, buf, f->pack, 0);
   else tsr__spans_pack(d->spans, d->nspans, esize, buf, f->pack);
   *out = f->pack;
   return 0;
@@ -343,14 +383,15 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   int rc = tsr__plan_get(c, &read_plans, 0, 0, es, 0, read_layout, NULL, &plan);
   const tsr__exchange *ex = plan ? &plan->phases[0] : NULL;
   int64_t rbytes = ex ? ex->region_elems * (int64_t)es : 0, sbytes = ex ? ex->stage_bytes : 0;
-  int64_t qbytes = ex ? ex->send_bytes : 0, pbytes = d->spans ? d->my_elems * (int64_t)es : 0;
+  int64_t qbytes = ex ? ex->send_bytes : 0;
+  int64_t pbytes = d->spans || d->perm ? d->my_elems * (int64_t)es : 0;
   if (!rc) rc = tsr__grow(&f->pack, &f->pack_cap, rbytes + sbytes + qbytes + pbytes + 1);
   /* Agree on the status and on how many collective reads every rank makes. */
   int v[2] = {rc, ex ? -ex->nmybox : 0}, m[2];
   if (MPI_Allreduce(v, m, 2, MPI_INT, MPI_MIN, f->ctx->comm) != MPI_SUCCESS) return TSR_EMPI;
   if (m[0]) return m[0];
   char *region = f->pack, *stage = region + rbytes, *recvbuf = stage + sbytes;
-  char *packed = d->spans ? recvbuf + qbytes : buf;
+  char *packed = d->spans || d->perm ? recvbuf + qbytes : buf;
   int64_t zero[TSR_MAX_DIMS] = {0};
   int nreads = tsr__sink_parallel(sk) ? -m[1] : ex->nmybox;
   for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
@@ -362,7 +403,8 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   }
   int xrc = tsr__runs_run_reverse(f->ctx->comm, ex, f->ctx->rank, region, stage, recvbuf, packed);
   if (!rc) rc = xrc;
-  if (!rc && d->spans) tsr__spans_unpack(d->spans, d->nspans, es, packed, buf);
+  if (!rc && d->perm) permute(d->perm, d->my_elems, es, buf, packed, 1);
+  else if (!rc && d->spans) tsr__spans_unpack(d->spans, d->nspans, es, packed, buf);
   return rc;
 }
 
@@ -384,6 +426,7 @@ int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   rc = tsr__sink_read(sk, varid, frame, c->tile.start, c->tile.count, f->pack, whole);
   if (rc || d->my_elems == 0) return rc;
   if (d->ordered) copy_ordered(d, es, buf, f->pack, 1);
+  else if (d->perm) permute(d->perm, d->my_elems, es, buf, f->pack, 1);
   else if (d->spans) tsr__spans_unpack(d->spans, d->nspans, es, f->pack, buf);
   else memcpy(buf, f->pack, (size_t)(d->my_elems * (int64_t)es));
   return 0;

@@ -53,6 +53,8 @@ struct tsr_decomp {
   struct tsr_decomp *canon;
   tsr__span *spans; /* buffer -> index order; NULL when the buffer already is */
   int64_t nspans;
+  int32_t *perm;    /* instead of spans when they are mostly single elements
+                       (shuffled maps): packed[j] = buf[perm[j]], 4 bytes each */
   int ordered;              /* memory order: C-ordered over mem with dims order[] */
   int order[TSR_MAX_DIMS];
   int64_t *runs;            /* flat canon: the runs tiles.runs points to */

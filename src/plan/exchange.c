@@ -184,6 +184,8 @@ void tsr__exchange_free(tsr__exchange *ex) {
   free(ex->recv);
   free(ex->send_segs);
   free(ex->recv_segs);
+  free(ex->send_fl);
+  free(ex->recv_fl);
   free(ex->mybox);
   free(ex->mybox_off);
   memset(ex, 0, sizeof *ex);
@@ -196,9 +198,9 @@ static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__ti
   int64_t es = (int64_t)ex->esize;
   if (ex->flat) { /* a flat segment is contiguous in the caller's buffer */
     for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
-      const tsr__seg *g = &ex->send_segs[s];
-      memcpy(dst, (const char *)src + g->off * es, (size_t)(g->box.count[0] * es));
-      dst += g->box.count[0] * es;
+      const int64_t *g = &ex->send_fl[2 * s];
+      memcpy(dst, (const char *)src + g[0] * es, (size_t)(g[1] * es));
+      dst += g[1] * es;
     }
     return;
   }
@@ -214,9 +216,9 @@ static void unpack_segs(const tsr__exchange *ex, const tsr__peer *p, const char 
   int64_t es = (int64_t)ex->esize;
   if (ex->flat) { /* and contiguous in the writer's region (pieces are flat ranges) */
     for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
-      const tsr__seg *g = &ex->recv_segs[s];
-      memcpy(region + g->off * es, msg, (size_t)(g->box.count[0] * es));
-      msg += g->box.count[0] * es;
+      const int64_t *g = &ex->recv_fl[2 * s];
+      memcpy(region + g[0] * es, msg, (size_t)(g[1] * es));
+      msg += g[1] * es;
     }
     return;
   }
@@ -241,8 +243,8 @@ static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, cons
     if (!sp || !rp) return;
     int64_t es = (int64_t)ex->esize;
     for (int k = 0; k < sp->nseg && k < rp->nseg; k++) {
-      const tsr__seg *a = &ex->send_segs[sp->seg0 + k], *b = &ex->recv_segs[rp->seg0 + k];
-      memcpy(region + b->off * es, (const char *)src + a->off * es, (size_t)(a->box.count[0] * es));
+      const int64_t *a = &ex->send_fl[2 * (sp->seg0 + k)], *b = &ex->recv_fl[2 * (rp->seg0 + k)];
+      memcpy(region + b[0] * es, (const char *)src + a[0] * es, (size_t)(a[1] * es));
     }
     return;
   }

@@ -19,10 +19,8 @@ typedef struct {
 } tsr__peer;
 
 typedef struct {
-  tsr__box box;   /* the intersection, global indices (flat: [start[0], +count[0])) */
+  tsr__box box;   /* the intersection, global indices */
   int target;     /* receiver side: index into mybox[] */
-  int64_t off;    /* flat exchanges: element offset in the sender's buffer or the
-                     receiver's region */
 } tsr__seg;
 
 typedef struct tsr__exchange {
@@ -32,6 +30,10 @@ typedef struct tsr__exchange {
   int nsend, nrecv;
   tsr__peer *send, *recv;
   tsr__seg *send_segs, *recv_segs;
+  /* Flat exchanges (plan/runs.c) list segments as (offset, length) element
+   * pairs instead: offset in the sender's packed buffer or the writer's
+   * region. 16 bytes a segment, where scattered maps have one per element. */
+  int64_t *send_fl, *recv_fl;
   int64_t send_bytes, stage_bytes; /* excluding data a rank sends itself */
   /* The writer's region: my boxes of the pieces, stored one after the other. */
   int nmybox;

@@ -10,17 +10,65 @@
 
 /* ---- spans and runs ---- */
 
-static int cmp_span(const void *a, const void *b) {
-  const tsr__span *x = a, *y = b;
-  return (x->lo > y->lo) - (x->lo < y->lo);
+/* Stable LSD radix sort of records whose first member is a non-negative
+ * int64 key below 2^bits: O(n) per 11-bit digit, several times faster than
+ * qsort's comparator calls on the millions of indices a map can hold. */
+#define RADIX_SORT(NAME, T)                                                               \
+  static int NAME(T *a, int64_t n, int bits) {                                            \
+    if (n < 2) return 0;                                                                  \
+    T *tmp = malloc((size_t)n * sizeof *tmp);                                             \
+    int64_t *cnt = malloc(2048 * sizeof *cnt);                                            \
+    if (!tmp || !cnt) {                                                                   \
+      free(tmp);                                                                          \
+      free(cnt);                                                                          \
+      return TSR_ENOMEM;                                                                  \
+    }                                                                                     \
+    T *src = a, *dst = tmp;                                                               \
+    for (int shift = 0; shift < bits; shift += 11) {                                      \
+      memset(cnt, 0, 2048 * sizeof *cnt);                                                 \
+      for (int64_t i = 0; i < n; i++) cnt[(src[i].lo >> shift) & 2047]++;                 \
+      int64_t sum = 0;                                                                    \
+      for (int d = 0; d < 2048; d++) {                                                    \
+        int64_t c = cnt[d];                                                               \
+        cnt[d] = sum;                                                                     \
+        sum += c;                                                                         \
+      }                                                                                   \
+      for (int64_t i = 0; i < n; i++) dst[cnt[(src[i].lo >> shift) & 2047]++] = src[i];   \
+      T *t = src;                                                                         \
+      src = dst;                                                                          \
+      dst = t;                                                                            \
+    }                                                                                     \
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);                                  \
+    free(tmp);                                                                            \
+    free(cnt);                                                                            \
+    return 0;                                                                             \
+  }
+
+typedef struct {
+  int64_t lo, hi;
+} lohi;
+RADIX_SORT(sort_spans, tsr__span)
+RADIX_SORT(sort_lohi, lohi)
+
+static int bits_of(int64_t maxkey) {
+  int b = 1;
+  while (b < 63 && (maxkey >> b) != 0) b++;
+  return b;
 }
 
 /* Sort (unless already sorted: the common in-order map costs one pass),
  * refuse repeated indices, merge where index and buffer position continue. */
 static int sort_merge(tsr__span *s, int64_t *n) {
   int sorted = 1;
-  for (int64_t i = 1; i < *n && sorted; i++) sorted = s[i].lo >= s[i - 1].lo;
-  if (!sorted) qsort(s, (size_t)*n, sizeof *s, cmp_span);
+  int64_t maxkey = 0;
+  for (int64_t i = 0; i < *n; i++) {
+    if (i > 0 && s[i].lo < s[i - 1].lo) sorted = 0;
+    if (s[i].lo > maxkey) maxkey = s[i].lo;
+  }
+  if (!sorted) {
+    int rc = sort_spans(s, *n, bits_of(maxkey));
+    if (rc) return rc;
+  }
   int64_t k = 0;
   for (int64_t i = 0; i < *n; i++) {
     if (k > 0 && s[i].lo < s[k - 1].lo + s[k - 1].len) return TSR_EDECOMP; /* overlap */
@@ -285,34 +333,39 @@ static int cmp_fseg(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Peer table and segment array of one side of a phase's exchange. */
+/* Peer table and segments (offset, length pairs) of one side of a phase's
+ * exchange. */
 static int side(fseg *v, int64_t n, size_t esize, int me, tsr__peer **peers, int *npeers,
-                tsr__seg **segs, int64_t *total) {
+                int64_t **segs, int64_t *total) {
   *peers = NULL;
   *segs = NULL;
   *npeers = 0;
   *total = 0;
   if (n == 0) return 0;
   if (n > INT_MAX) return TSR_ETOOBIG;
-  qsort(v, (size_t)n, sizeof *v, cmp_fseg);
-  tsr__peer *pt = malloc((size_t)n * sizeof *pt);
-  tsr__seg *sg = calloc((size_t)n, sizeof *sg);
+  /* Usually already in (peer, cut order): writers of ascending pieces are
+   * ascending ranks, and received ranges arrive source by source. */
+  int sorted = 1;
+  for (int64_t i = 1; i < n && sorted; i++) sorted = cmp_fseg(&v[i - 1], &v[i]) <= 0;
+  if (!sorted) qsort(v, (size_t)n, sizeof *v, cmp_fseg);
+  int np = 1;
+  for (int64_t i = 1; i < n; i++) np += v[i].peer != v[i - 1].peer;
+  tsr__peer *pt = malloc((size_t)np * sizeof *pt);
+  int64_t *sg = malloc((size_t)(2 * n) * sizeof *sg);
   if (!pt || !sg) {
     free(pt);
     free(sg);
     return TSR_ENOMEM;
   }
-  int np = 0;
+  np = 0;
   int64_t off = 0;
   for (int64_t i = 0; i < n; i++) {
     if (np == 0 || pt[np - 1].peer != v[i].peer) {
       pt[np] = (tsr__peer){v[i].peer, 0, (int)i, 0, off};
       np++;
     }
-    sg[i].box.start[0] = v[i].lo;
-    sg[i].box.count[0] = v[i].len;
-    sg[i].off = v[i].off;
-    sg[i].target = v[i].target;
+    sg[2 * i] = v[i].off;
+    sg[2 * i + 1] = v[i].len;
     pt[np - 1].nseg++;
     int64_t bytes = v[i].len * (int64_t)esize;
     pt[np - 1].bytes += bytes;
@@ -427,9 +480,9 @@ int tsr__runs_assemble(int me, int nd, const tsr__layout *L, const int64_t *plo,
       fseg *part = tmp + cnt[q];
       int64_t m = cnt[q + 1] - cnt[q];
       if (side_i == 0)
-        rc = side(part, m, esize, me, &ex->send, &ex->nsend, &ex->send_segs, &ex->send_bytes);
+        rc = side(part, m, esize, me, &ex->send, &ex->nsend, &ex->send_fl, &ex->send_bytes);
       else
-        rc = side(part, m, esize, me, &ex->recv, &ex->nrecv, &ex->recv_segs, &ex->stage_bytes);
+        rc = side(part, m, esize, me, &ex->recv, &ex->nrecv, &ex->recv_fl, &ex->stage_bytes);
     }
     free(fill);
     free(cnt);
@@ -511,7 +564,7 @@ int tsr__runs_build_phases(const tsr__tiles *t, const tsr__layout *L, size_t esi
   if (!rc) rc = tsr__layout_flat(t->ndims, t->gsize, L, plo, phi);
   if (!rc) rc = tsr__runs_cut(t->runs, t->nruns, np, plo, phi, &v, &n);
   if (!rc) {
-    dest = malloc((size_t)(n + 1) * sizeof *dest);
+    dest = calloc((size_t)(n + 1), sizeof *dest);
     if (!dest) rc = TSR_ENOMEM;
     for (int64_t i = 0; i < n && !rc; i++) dest[i] = L->writers[v[i].piece];
   }
@@ -528,11 +581,6 @@ int tsr__runs_build_phases(const tsr__tiles *t, const tsr__layout *L, size_t esi
   free(rcount);
   free(rlohi);
   return rc;
-}
-
-static int cmp_pair(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
 int tsr__runs_check(const tsr__tiles *t, int *overlap, int64_t **holes, int64_t *nholes) {
@@ -553,7 +601,7 @@ int tsr__runs_check(const tsr__tiles *t, int *overlap, int64_t **holes, int64_t 
   }
   if (!rc) rc = tsr__runs_cut(t->runs, t->nruns, P, plo, phi, &v, &n);
   if (!rc) {
-    dest = malloc((size_t)(n + 1) * sizeof *dest);
+    dest = calloc((size_t)(n + 1), sizeof *dest);
     if (!dest) rc = TSR_ENOMEM;
     for (int64_t i = 0; i < n && !rc; i++) dest[i] = v[i].piece;
   }
@@ -563,7 +611,7 @@ int tsr__runs_check(const tsr__tiles *t, int *overlap, int64_t **holes, int64_t 
   if (!rc) {
     int64_t m = 0;
     for (int r = 0; r < P; r++) m += rcount[r];
-    qsort(rlohi, (size_t)m, 2 * sizeof *rlohi, cmp_pair);
+    rc = sort_lohi((lohi *)rlohi, m, bits_of(total));
     int64_t *h = malloc((size_t)(2 * m + 2) * sizeof *h), k = 0, at = plo[t->rank];
     if (!h) rc = TSR_ENOMEM;
     for (int64_t i = 0; i < m && !rc; i++) {
@@ -600,9 +648,9 @@ int tsr__runs_run_reverse(MPI_Comm comm, const tsr__exchange *ex, int me, const 
     if (pr->peer == me) continue;
     char *msg = (char *)stage + pr->offset;
     for (int s = pr->seg0; s < pr->seg0 + pr->nseg; s++) {
-      const tsr__seg *g = &ex->recv_segs[s];
-      memcpy(msg, (const char *)region + g->off * es, (size_t)(g->box.count[0] * es));
-      msg += g->box.count[0] * es;
+      const int64_t *g = &ex->recv_fl[2 * s];
+      memcpy(msg, (const char *)region + g[0] * es, (size_t)(g[1] * es));
+      msg += g[1] * es;
     }
     rc = MPI_Isend((char *)stage + pr->offset, (int)pr->bytes, MPI_BYTE, pr->peer, 1, comm,
                    &req[nreq++]);
@@ -614,9 +662,8 @@ int tsr__runs_run_reverse(MPI_Comm comm, const tsr__exchange *ex, int me, const 
   for (int p = 0; p < ex->nrecv; p++)
     if (ex->recv[p].peer == me) rp = &ex->recv[p];
   for (int k = 0; sp && rp && k < sp->nseg && k < rp->nseg; k++) {
-    const tsr__seg *a = &ex->send_segs[sp->seg0 + k], *b = &ex->recv_segs[rp->seg0 + k];
-    memcpy((char *)packed + a->off * es, (const char *)region + b->off * es,
-           (size_t)(a->box.count[0] * es));
+    const int64_t *a = &ex->send_fl[2 * (sp->seg0 + k)], *b = &ex->recv_fl[2 * (rp->seg0 + k)];
+    memcpy((char *)packed + a[0] * es, (const char *)region + b[0] * es, (size_t)(a[1] * es));
   }
   int wrc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
   free(req);
@@ -626,9 +673,9 @@ int tsr__runs_run_reverse(MPI_Comm comm, const tsr__exchange *ex, int me, const 
     if (pr->peer == me) continue;
     const char *msg = (const char *)recvbuf + pr->offset;
     for (int s = pr->seg0; s < pr->seg0 + pr->nseg; s++) {
-      const tsr__seg *g = &ex->send_segs[s];
-      memcpy((char *)packed + g->off * es, msg, (size_t)(g->box.count[0] * es));
-      msg += g->box.count[0] * es;
+      const int64_t *g = &ex->send_fl[2 * s];
+      memcpy((char *)packed + g[0] * es, msg, (size_t)(g[1] * es));
+      msg += g[1] * es;
     }
   }
   return 0;

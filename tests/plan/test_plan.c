@@ -368,11 +368,11 @@ static void scenario_runs_exchange(const char *name, int phased, int64_t chunk) 
         CHECK_EQ(sp->nseg, rp->nseg);
         CHECK_EQ(sp->bytes, rp->bytes);
         for (int k = 0; k < rp->nseg && k < sp->nseg; k++) {
-          const tsr__seg *a = &se->send_segs[sp->seg0 + k], *b = &we->recv_segs[rp->seg0 + k];
-          CHECK_EQ(a->box.count[0], b->box.count[0]);
+          const int64_t *a = &se->send_fl[2 * (sp->seg0 + k)], *b = &we->recv_fl[2 * (rp->seg0 + k)];
+          CHECK_EQ(a[1], b[1]);
           /* The sender's packed buffer holds value = flat index. */
-          for (int64_t e = 0; e < a->box.count[0]; e++) {
-            int64_t srcpos = a->off + e, gidx = -1, acc = 0;
+          for (int64_t e = 0; e < a[1]; e++) {
+            int64_t srcpos = a[0] + e, gidx = -1, acc = 0;
             for (int64_t r = 0; r < nruns[rp->peer]; r++) {
               int64_t len = runs[rp->peer][2 * r + 1] - runs[rp->peer][2 * r];
               if (srcpos < acc + len) {
@@ -381,7 +381,7 @@ static void scenario_runs_exchange(const char *name, int phased, int64_t chunk) 
               }
               acc += len;
             }
-            region[b->off + e] = (int32_t)gidx;
+            region[b[0] + e] = (int32_t)gidx;
           }
         }
       }
