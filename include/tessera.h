@@ -200,7 +200,8 @@ TSR_EXTERN int tsr_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t gsize[], 
  * dimensions order[0], ..., order[ndims-1]. For a file variable
  * (bottom_top, south_north, west_east) held as Fortran a(i,k,j), the C view
  * is [j][k][i], so order = {1, 0, 2}. NULL or the identity is tsr_decomp_box.
- * Every strategy takes it; the tile is packed into file order on each put
+ * Every strategy takes it: `serial` and `aggregate` read the memory in place
+ * while rearranging; the others get the tile packed into file order first
  * (innermost rows stay whole copies when the fastest dimension is the file's).
  * @return 0; TSR_EINVAL if @p order is not a permutation; as tsr_decomp_box.
  */

@@ -273,6 +273,13 @@ int tsr_decomp_box_ordered(tsr_ctx *ctx, int ndims, const int64_t gsize[], const
       d->mem.start[i] = mstart ? mstart[i] : start[i];
       d->mem.count[i] = mcount ? mcount[i] : count[i];
     }
+    /* Strategies that pack through the plan engine take this handle itself
+     * and read the caller's memory in place: the canon's tiles (every rank's
+     * tile, shared, not owned) with my memory box in its order. Plans are
+     * cached on it like on any box. */
+    d->tiles.mem = d->mem;
+    d->tiles.ordered = 1;
+    memcpy(d->tiles.order, order, (size_t)ndims * sizeof *order);
   }
   rc = tsr__agree(ctx->comm, d ? 0 : TSR_ENOMEM);
   if (rc) {

@@ -260,11 +260,15 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   /* Maps, box lists and other memory orders reach the strategy packed into
    * what their canon describes (core/decomp_map.c). */
   const void *sbuf = buf;
-  if (!rc) rc = tsr__decomp_pack(f, d, tsr__type_size(f->schema.vars[varid].type), buf, &sbuf);
+  const tsr_decomp *sd = d; /* what the strategy gets */
+  if (!rc && d->canon && !(d->ordered && f->strategy->reads_ordered)) {
+    sd = d->canon;
+    rc = tsr__decomp_pack(f, d, tsr__type_size(f->schema.vars[varid].type), buf, &sbuf);
+  }
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
-    rc = tsr__file_agree(f, f->strategy->put(f, varid, frame, d->canon ? d->canon : d, sbuf));
+    rc = tsr__file_agree(f, f->strategy->put(f, varid, frame, sd, sbuf));
   }
   TSR_LEAVE(f, rc);
 }

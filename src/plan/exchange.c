@@ -206,7 +206,11 @@ static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__ti
   }
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__box *b = &ex->send_segs[s].box;
-    tsr__copy_box(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, dst, b->start, b->count);
+    if (d->ordered)
+      tsr__copy_box_ordered(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, d->order, dst,
+                            b->start, b->count);
+    else
+      tsr__copy_box(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, dst, b->start, b->count);
     dst += tsr__box_elems(ex->nd, b) * (int64_t)ex->esize;
   }
 }
@@ -253,8 +257,13 @@ static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, cons
     for (int s = ex->recv[p].seg0; s < ex->recv[p].seg0 + ex->recv[p].nseg; s++) {
       const tsr__seg *g = &ex->recv_segs[s];
       const tsr__box *t = &ex->mybox[g->target];
-      tsr__copy_box(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count,
-                    region + ex->mybox_off[g->target] * (int64_t)ex->esize, t->start, t->count);
+      char *at = region + ex->mybox_off[g->target] * (int64_t)ex->esize;
+      if (d->ordered)
+        tsr__copy_box_ordered(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count,
+                              d->order, at, t->start, t->count);
+      else
+        tsr__copy_box(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count, at, t->start,
+                      t->count);
     }
   }
 }
