@@ -537,9 +537,10 @@ static int announce(MPI_Comm comm, int nranks, const tsr__rseg *v, int64_t n, co
   if (sc) {
     rlohi = malloc((size_t)(roff + 2) * sizeof *rlohi);
     if (!rlohi) rc = TSR_ENOMEM;
-    /* Without a receive buffer this rank cannot take part: the others'
-     * messages to it would be lost. Abort-free path: receive nothing is
-     * impossible, so report and let the caller's agreement stop everyone. */
+    /* A rank that cannot hold what others announce to it cannot join the
+     * Alltoallv either; the others then fail in MPI or in the caller's
+     * agreement. Only an allocation failure of a few bytes per range
+     * leads here. */
     if (rlohi && MPI_Alltoallv(slohi ? slohi : rlohi, sc, sd, MPI_INT64_T, rlohi, rcn, rd,
                                MPI_INT64_T, comm) != MPI_SUCCESS)
       rc = TSR_EMPI;
