@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CMAKE_FLAGS ?= -DTESSERA_WERROR=ON
 
-.PHONY: all deps venv configure build test test-c test-python demo clean
+.PHONY: all deps venv configure build test test-sanitize test-c test-python demo clean
 
 all: build
 
@@ -31,9 +31,20 @@ build: configure
 
 test: venv build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
+	$(MAKE) test-sanitize
+
+# The C tests again, built with AddressSanitizer and UBSan (Open MPI's own
+# allocations at exit are not Tessera's: leak checking is off).
+SAN_BUILD ?= build-sanitize
+test-sanitize: venv
+	cmake -S . -B $(SAN_BUILD) $(CMAKE_FLAGS) -DTESSERA_SANITIZE=address,undefined \
+	      -DTESSERA_FORTRAN=OFF -DTESSERA_PYTHON=$(abspath $(PY)) >/dev/null
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --output-on-failure -j $(JOBS) --timeout 300 -R '^(mpi|hints|plan|faults)\.' -E 'bench'
 
 demo: venv build
 	PATH="$(abspath $(BUILD))/apps/bench:$$PATH" PYTHONPATH=python $(PY) -m tessera demo --bench $(BUILD)/apps/bench/tessera-bench
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD)

@@ -404,8 +404,8 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
     int r = b < ex->nmybox
                 ? tsr__sink_read(sk, varid, frame, ex->mybox[b].start, ex->mybox[b].count,
-                                 region + ex->mybox_off[b] * (int64_t)es, (tsr__memview){NULL, NULL})
-                : tsr__sink_read(sk, varid, frame, zero, zero, NULL, (tsr__memview){NULL, NULL});
+                                 region + ex->mybox_off[b] * (int64_t)es, (tsr__memview){0})
+                : tsr__sink_read(sk, varid, frame, zero, zero, NULL, (tsr__memview){0});
     if (!rc) rc = r;
   }
   int xrc = tsr__runs_run_reverse(f->ctx->comm, ex, f->ctx->rank, region, stage, recvbuf, packed);
@@ -420,7 +420,7 @@ int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   const tsr_decomp *c = d->canon;
   size_t es = tsr__type_size(f->schema.vars[varid].type);
   if (c->tiles.flat) return read_flat(f, sk, varid, frame, d, buf, es);
-  const tsr__memview whole = {NULL, NULL};
+  const tsr__memview whole = {0};
   /* A box canon: read its tile (no halo) and unpack it. A parallel backend
    * reads collectively, so an empty rank still calls. */
   if (d->my_elems == 0 && !tsr__sink_parallel(sk)) return 0;

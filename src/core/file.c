@@ -99,6 +99,7 @@ int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **
 
 void tsr__file_free(tsr_file *f) {
   if (!f) return;
+  tsr__deflog_free(&f->deflog);
   tsr__lock_release(f->path, &f->lock_fd);
   tsr__schema_free(&f->schema);
   free(f->reader);
@@ -153,12 +154,25 @@ static int define_check(tsr_file *f) {
   return f->in_define ? 0 : TSR_EMODE;
 }
 
+/* The end of a define call: logged (its arguments' hash and its result), so
+ * tsr_enddef agrees on the whole log in one reduction; with safe_mode=1 the
+ * call's result is also agreed at once. */
+static int define_done(tsr_file *f, int rc, uint64_t args, const char *call, const char *name) {
+  if (f->in_define) tsr__deflog_add(&f->deflog, args, rc, call, name);
+  return f->hints.safe_mode ? tsr__file_agree(f, rc) : rc;
+}
+
+static uint64_t hash_name(const char *name) {
+  return tsr__fnv(TSR__FNV_START, name ? name : "", name ? strlen(name) : 0);
+}
+
 int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_add_dim(&f->schema, name, len, dimid);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  uint64_t h = tsr__fnv(hash_name(name), &len, sizeof len);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_dim", name));
 }
 
 int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const int dimids[],
@@ -167,7 +181,10 @@ int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const i
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_add_var(&f->schema, name, type, ndims, dimids, varid);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  uint64_t h = tsr__fnv(hash_name(name), &type, sizeof type);
+  h = tsr__fnv(h, &ndims, sizeof ndims);
+  if (dimids && ndims > 0 && ndims <= TSR_MAX_DIMS) h = tsr__fnv(h, dimids, (size_t)ndims * sizeof *dimids);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_var", name));
 }
 
 int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
@@ -204,7 +221,11 @@ int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
   if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
   if (!rc) rc = flat_refused(f, d);
   if (!rc) f->schema.vars[varid].decomp = d;
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  /* Tiles differ between ranks; the global shape may not. */
+  uint64_t h = tsr__fnv(TSR__FNV_START, &varid, sizeof varid);
+  if (d) h = tsr__fnv(h, d->gsize, (size_t)d->ndims * sizeof *d->gsize);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_var_decomp",
+                           !rc ? f->schema.vars[varid].name : NULL));
 }
 
 int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t n,
@@ -213,19 +234,41 @@ int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t 
   TSR_ENTER(f);
   int rc = define_check(f);
   if (!rc) rc = tsr__schema_put_att(&f->schema, varid, name, type, n, values);
-  TSR_LEAVE(f, tsr__file_agree(f, rc));
+  uint64_t h = tsr__fnv(hash_name(name), &varid, sizeof varid);
+  h = tsr__fnv(h, &type, sizeof type);
+  h = tsr__fnv(h, &n, sizeof n);
+  if (!rc) h = tsr__fnv(h, values, n * tsr__type_size(type));
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_put_att", name));
+}
+
+/* The schema is complete: agree on it (one reduction over the define log by
+ * default), then let the strategy lay the file out. */
+static int end_define(tsr_file *f) {
+  int rc = define_check(f);
+  if (f->in_define) {
+    char msg[sizeof f->berr.message] = "";
+    rc = tsr__deflog_agree(&f->deflog, f->ctx->comm, rc, msg, sizeof msg);
+    if (msg[0]) snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
+    if (rc) TSR_LOG("%s: %s", f->path, msg);
+  } else {
+    rc = tsr__file_agree(f, rc);
+  }
+  tsr__deflog_free(&f->deflog);
+  if (rc) return rc;
+  rc = tsr__file_agree(f, f->strategy->enddef(f));
+  if (!rc) f->in_define = 0;
+  else f->strategy->abort(f); /* the strategy released what it had made */
+  return rc;
 }
 
 int tsr_enddef(tsr_file *f) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
-  int rc = tsr__file_agree(f, define_check(f));
-  if (!rc) {
-    rc = tsr__file_agree(f, f->strategy->enddef(f));
-    if (!rc) f->in_define = 0;
-    else f->strategy->abort(f); /* the strategy released what it had made */
-    if (rc) f->strategy = NULL;
-  }
+  /* Opened for reading: never in define mode; a failed enddef: only close is left. */
+  if (!f->strategy) TSR_LEAVE(f, tsr__file_agree(f, f->reader ? TSR_EMODE : TSR_ESTATE));
+  int was_defining = f->in_define;
+  int rc = end_define(f);
+  if (rc && was_defining) f->strategy = NULL; /* in data mode (EMODE) the file stays good */
   TSR_LEAVE(f, rc);
 }
 
@@ -301,9 +344,8 @@ int tsr_close(tsr_file **pf) {
   double t0 = tsr__now();
   int rc = 0;
   if (f->strategy && f->in_define) { /* closed without enddef: write the schema */
-    rc = tsr__file_agree(f, f->strategy->enddef(f));
-    if (rc) f->strategy->abort(f);
-    else f->in_define = 0;
+    rc = end_define(f);
+    if (rc) f->strategy = NULL;
   }
   if (f->strategy && !f->in_define) {
     rc = tsr__file_agree(f, f->strategy->close(f));

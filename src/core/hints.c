@@ -55,6 +55,7 @@ static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}}
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
+static const choice put_mode_choices[] = {{"copy", 0}, {"deferred", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -104,6 +105,8 @@ static const key_info keys[] = {
     {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL, 0},
     {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
+    {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
+    {"put_mode", TSR__H_PUT_MODE, T_CHOICE, FIELD(put_mode_deferred), put_mode_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

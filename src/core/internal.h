@@ -6,6 +6,7 @@
 
 #include "backend/sink.h"
 #include "core/agree.h"
+#include "core/define_log.h"
 #include "core/hints.h"
 #include "core/log.h"
 #include "core/schema.h"
@@ -91,6 +92,7 @@ struct tsr_file {
   tsr__schema schema;
   int in_define; /* 1 in define mode */
   int lock_fd;   /* rank 0 of a file being written: the exclusive-output lock, else -1 */
+  tsr__deflog deflog; /* define calls, agreed at enddef (unless safe_mode=1) */
   void *sdata;   /* strategy-private state */
   int last_err;
   tsr__berr berr;

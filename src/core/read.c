@@ -117,7 +117,7 @@ static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_deco
 
 static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
   tsr__sink *sk = &f->reader->sink;
-  const tsr__memview whole = {NULL, NULL};
+  const tsr__memview whole = {0};
   if (!d) { /* replicated: the whole frame of the variable on every rank */
     int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
     tsr__var_shape(&f->schema, varid, count);

@@ -3,7 +3,9 @@
  * not fit is one clear TSR_ESERVERS everywhere instead of a hang. */
 #include <stdlib.h>
 
-#include "server/server_proto.h"
+#include "core/internal.h" /* tsr_ctx: the model side's state hangs on it */
+#include "server/server_client.h"
+#include "server/server_state.h"
 #include "server/servers.h"
 
 /* The layout asked for: io_groups x io_tasks; a missing one defaults to 1. */
@@ -58,19 +60,15 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   MPI_Comm part = MPI_COMM_NULL;
   if (MPI_Comm_split(comm, server ? 1 + g : 0, index, &part) != MPI_SUCCESS) rc = TSR_EMPI;
   if (!rc && server) MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
-  struct tsr__server_client *cl = NULL;
-  if (!rc && !server) {
-    cl = calloc(1, sizeof *cl);
-    if (!cl) rc = TSR_ENOMEM;
-    else {
-      cl->L = L;
-      cl->m = index;
-      cl->want = h->buffer_bytes; /* the ring: buffer_bytes per model rank */
-    }
-  }
+  tsr__srv_client *cl = NULL;
+  tsr__srv_server s = {.L = L, .gcomm = part};
+  if (!rc && !server) /* the ring: buffer_bytes per model rank */
+    rc = tsr__srv_client_new(&L, index, h->buffer_bytes, &cl);
+  if (!rc && server) rc = tsr__transport_init(&s.tp, "p2p", L.wcomm);
   rc = tsr__agree(comm, rc);
   if (rc) {
-    free(cl);
+    if (cl) cl->L.wcomm = MPI_COMM_NULL; /* freed below */
+    tsr__srv_client_free(cl);
     if (part != MPI_COMM_NULL) MPI_Comm_free(&part);
     if (L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&L.wcomm);
     return rc;
@@ -81,7 +79,9 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     return 0;
   }
 
-  tsr__srv_server s = {.L = L, .g = g, .t = index % L.T, .index = index, .gcomm = part};
+  s.g = g;
+  s.t = index % L.T;
+  s.index = index;
   s.blo = tsr__srv_block_lo(&L, s.t);
   s.bhi = tsr__srv_block_lo(&L, s.t + 1);
   /* The root's op stream comes from model rank 0, which is also the first

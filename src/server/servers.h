@@ -1,12 +1,17 @@
 /* I/O servers (strategy=servers): dedicated ranks that receive tiles from the
  * model ranks through non-blocking messages and write files while the model
- * computes (WRF quilting, without its stalls). */
+ * computes (WRF quilting, without its stalls). These two are the strategy's
+ * ranks_init / ranks_finalize (strategy/strategy.h), which tsr_init and
+ * tsr_finalize call; the strategy's row is tsr__strategy_servers. */
 #ifndef TSR_SERVER_SERVERS_H
 #define TSR_SERVER_SERVERS_H
 
-#include "core/internal.h"
+#include <mpi.h>
 
-/* Called by tsr_init on every rank of @p comm when the hints ask for servers.
+#include "core/hints.h"
+#include "tessera.h"
+
+/* Called on every rank of @p comm when the hints ask for servers.
  * Splits @p comm into model ranks and io_groups*io_tasks servers. On a server
  * it serves until the model ranks call tsr_finalize, then returns 0 with
  * *is_server = 1. On a model rank it sets ctx->servers, and *model_comm to

@@ -88,6 +88,8 @@ static int atomic(tsr_ctx *ctx, const char *strategy) {
   final_name(fin, sizeof fin, path, strategy);
   with_suffix(tmp, sizeof tmp, fin, ".tessera-tmp");
   with_suffix(lock, sizeof lock, path, ".tessera-lock");
+  if (g_rank == 0) unlink(fin); /* an earlier run's file would stand until the rename */
+  MPI_Barrier(MPI_COMM_WORLD);
   field x = {0};
   int rc = open_field(ctx, &x, path, hints);
   if (rc == TSR_ENOTBUILT) return 77;

@@ -71,6 +71,15 @@ static int start(int G, int T, long fsize, tsr_ctx **ctx, MPI_Comm *model) {
   return 1;
 }
 
+/* The file or its temporary (files appear atomically: <path>.tessera-tmp
+ * until renamed). */
+static int exists_or_tmp(const char *path) {
+  char tmp[600];
+  struct stat sb;
+  snprintf(tmp, sizeof tmp, "%s.tessera-tmp", path);
+  return stat(path, &sb) == 0 || stat(tmp, &sb) == 0;
+}
+
 static int exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0;
@@ -115,6 +124,7 @@ static void too_big(const char *dir, int G, int T, const char *backend) {
   TU_EQ(nok, 2);
   if (!strcmp(backend, "netcdf")) TU_RC(rf, TSR_ENOSPC); /* nc_sync writes: seen at flush */
   TU_EQ(exists(path), 0); /* never left looking complete */
+  TU_EQ(exists_or_tmp(path), 0); /* nor anything half written */
   free_decomps(&D);
   MPI_Comm_free(&model);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -150,6 +160,7 @@ static void error_at_next_flush(const char *dir, const char *backend) {
     int rf = tsr_flush(g);
     TU_RC(rf, rclose ? 0 : TSR_ENOSPC);
     TU_EQ(exists(path), 0);
+    TU_EQ(exists_or_tmp(path), 0);
     TU_OK(tsr_close(&g));
   }
   free_decomps(&D);

@@ -1,0 +1,108 @@
+/* Model side: hand a tile (or replicated data, or a control message) over to
+ * the servers. The message is packed into the ring and its sends started;
+ * the call returns at once, so the model computes while the servers write.
+ * A client that cannot hand its tile over (no memory, a message over 2 GiB)
+ * still completes the round with an error header: the file fails on the
+ * server and every stream stays in step. */
+#include <limits.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "server/server_client.h"
+
+int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int dest) {
+  int64_t off = tsr__ring_reserve(&cl->ring, sizeof(tsr__wire_hdr));
+  if (off < 0) return TSR_ENOMEM;
+  tsr__wire_hdr *h = (tsr__wire_hdr *)(cl->ring.buf + off);
+  memset(h, 0, sizeof *h);
+  h->op = op;
+  h->file = file;
+  return tsr__ring_send(&cl->ring, off, sizeof *h, dest, TSR__WIRE_TAG_HDR);
+}
+
+/* The error header that completes a round this rank could not hand over
+ * (sent from the stack: the ring is what failed). */
+static int send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, int dest) {
+  tsr__wire_hdr h = *h0;
+  h.err = err;
+  h.nholes = h.npieces = 0;
+  tsr__tp_send(&cl->tp, &h, sizeof h, dest, TSR__WIRE_TAG_HDR);
+  return err;
+}
+
+/* Parallel backends: one message, header + [holes] + the tile, to this
+ * rank's server. Model rank 0 adds the holes: the root writes them with the
+ * fill value, as rank 0 does in strategy=direct. */
+static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hdr *h,
+                     const tsr_decomp *d, const void *buf, size_t es) {
+  h->nholes = cl->m == 0 ? d->nholes : 0;
+  int64_t hbytes = (int64_t)h->nholes * (int64_t)sizeof(tsr__box);
+  int64_t data = d->my_elems * (int64_t)es;
+  int64_t len = (int64_t)sizeof *h + hbytes + data;
+  if (len > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, cf->server);
+  int64_t off = tsr__ring_reserve(&cl->ring, len);
+  if (off < 0) return send_failed(cl, h, TSR_ENOMEM, cf->server);
+  char *p = cl->ring.buf + off;
+  memcpy(p, h, sizeof *h);
+  if (hbytes) memcpy(p + sizeof *h, d->holes, (size_t)hbytes);
+  if (data)
+    tsr__copy_box(d->ndims, &d->tile, es, buf, d->mem.start, d->mem.count, p + sizeof *h + hbytes,
+                  d->tile.start, d->tile.count);
+  return tsr__ring_send(&cl->ring, off, len, cf->server, TSR__WIRE_TAG_HDR);
+}
+
+/* Serial backends: the root assembles the variable slab by slab, so the tile
+ * goes out as a header plus one piece per slab box it meets, in the order of
+ * the shared slab walk. */
+static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
+                      tsr__wire_hdr *h, const tsr_decomp *d, const void *buf, size_t es) {
+  const tsr__layout *L;
+  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, d->ndims, d->gsize, es, hints->slab_bytes, &L);
+  if (rc) return send_failed(cl, h, rc, cf->server);
+  int nb = tsr__srv_slab_count(L);
+  int64_t len = tsr__wire_align(sizeof *h), maxpiece = 0;
+  tsr__box x;
+  for (int b = 0; b < nb; b++)
+    if (tsr__srv_slab_piece(L, b, d->ndims, &d->tile, &x)) {
+      int64_t n = tsr__box_elems(d->ndims, &x) * (int64_t)es;
+      len += tsr__wire_align(n);
+      if (n > maxpiece) maxpiece = n;
+      h->npieces++;
+    }
+  if (maxpiece > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, cf->server);
+  int64_t off = tsr__ring_reserve(&cl->ring, len);
+  if (off < 0) return send_failed(cl, h, TSR_ENOMEM, cf->server);
+  memcpy(cl->ring.buf + off, h, sizeof *h);
+  rc = tsr__ring_send(&cl->ring, off, sizeof *h, cf->server, TSR__WIRE_TAG_HDR);
+  int64_t at = off + tsr__wire_align(sizeof *h);
+  for (int b = 0; b < nb && !rc && h->npieces; b++) {
+    if (!tsr__srv_slab_piece(L, b, d->ndims, &d->tile, &x)) continue;
+    int64_t n = tsr__box_elems(d->ndims, &x) * (int64_t)es;
+    tsr__copy_box(d->ndims, &x, es, buf, d->mem.start, d->mem.count, cl->ring.buf + at, x.start,
+                  x.count);
+    rc = tsr__ring_send(&cl->ring, at, n, cf->server, TSR__WIRE_TAG_DATA);
+    at += tsr__wire_align(n);
+  }
+  return rc;
+}
+
+int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
+                         const tsr__wire_hdr *h0, const tsr_decomp *d, const void *buf,
+                         size_t esize) {
+  tsr__wire_hdr h = *h0;
+  tsr__ring_progress(&cl->ring, 0); /* reclaim what the servers took meanwhile */
+  return cf->parallel ? put_whole(cl, cf, &h, d, buf, esize)
+                      : put_pieces(cl, cf, hints, &h, d, buf, esize);
+}
+
+int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
+                            const void *buf, int64_t bytes) {
+  int64_t len = (int64_t)sizeof *h + bytes;
+  int root = tsr__srv_server_rank(&cl->L, cf->group, 0);
+  if (len > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, root);
+  int64_t off = tsr__ring_reserve(&cl->ring, len);
+  if (off < 0) return send_failed(cl, h, TSR_ENOMEM, root);
+  memcpy(cl->ring.buf + off, h, sizeof *h);
+  memcpy(cl->ring.buf + off + sizeof *h, buf, (size_t)bytes);
+  return tsr__ring_send(&cl->ring, off, len, root, TSR__WIRE_TAG_HDR);
+}

@@ -1,0 +1,34 @@
+/* Serial backends: the group root writes each variable slab box by slab box.
+ * Both sides must see the same boxes in the same order (a client sends one
+ * piece per box its tile meets, the root receives them in that order), so
+ * both use this one walk. The boxes are the plan engine's serial layout
+ * (tsr__layout_chunks with slab_bytes, as strategy=serial), built from
+ * what both sides know: the variable's shape, element size and hints. */
+#ifndef TSR_SERVER_SLABS_H
+#define TSR_SERVER_SLABS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/layout.h"
+
+/* One layout per variable of a file, built on first use. */
+typedef struct {
+  int nvars;
+  tsr__layout *lay;
+} tsr__srv_slabs;
+
+int tsr__srv_slabs_init(tsr__srv_slabs *sl, int nvars);
+void tsr__srv_slabs_free(tsr__srv_slabs *sl);
+/* The slab layout of variable @p varid, @p nd dims of @p shape, elements of
+ * @p esize bytes, slabs of at most @p slab_bytes. */
+int tsr__srv_slabs_of(tsr__srv_slabs *sl, int varid, int nd, const int64_t shape[], size_t esize,
+                      int64_t slab_bytes, const tsr__layout **out);
+/* Number of slab boxes of a layout. */
+static inline int tsr__srv_slab_count(const tsr__layout *L) { return L->first[L->npieces]; }
+/* The part of @p tile in slab box @p b: 1 and *piece, or 0 when the tile
+ * does not meet it (an empty tile meets nothing). */
+int tsr__srv_slab_piece(const tsr__layout *L, int b, int nd, const tsr__box *tile,
+                        tsr__box *piece);
+
+#endif

@@ -1,0 +1,77 @@
+/* I/O servers, server side: what a server holds (its place, its transport,
+ * its open files) and the writer's interface that the server loop calls.
+ * Direction: server_loop.c -> server_writer.c -> server_assemble.c ->
+ * server_transport.c and the sink; nothing here knows struct tsr_file. */
+#ifndef TSR_SERVER_STATE_H
+#define TSR_SERVER_STATE_H
+
+#include "backend/sink.h"
+#include "core/hints.h"
+#include "core/schema.h"
+#include "core/stats.h"
+#include "server/server_layout.h"
+#include "server/server_slabs.h"
+#include "server/server_transport.h"
+#include "server/server_wire.h"
+
+/* A file a server writes: it owns the schema, hints, statistics, error slot
+ * and the sink through which every backend request goes. */
+typedef struct tsr__srv_file {
+  int id, parallel;
+  int status; /* sticky: the file failed (agreed in the group for parallel files) */
+  int lerr;   /* parallel: a local error not yet agreed in the group */
+  char *path;
+  tsr__hints hints;
+  tsr__schema schema;
+  tsr__fstats st;
+  tsr__berr berr;
+  tsr__sink sink;
+  tsr__srv_slabs slabs; /* serial: the slab layout of each variable */
+  double first_put;     /* MPI_Wtime when the file's first data arrived, 0 before */
+  struct tsr__srv_file *next;
+} tsr__srv_file;
+
+typedef struct {
+  tsr__srv_layout L;
+  tsr__transport tp;
+  int g, t, index; /* group, task, server index g*T+t */
+  MPI_Comm gcomm;  /* the group */
+  int c0;          /* wcomm rank of the first client (the op stream) */
+  int blo, bhi;    /* model indices of this task's clients */
+  tsr__srv_file *files; /* open files, in the order opened */
+  tsr__srv_buf in;      /* the message taken last (the op that is running) */
+  tsr__srv_buf slab;    /* serial assembly: one slab box */
+  tsr__wire_hdr *hdrs;  /* serial PUT round: one header per model rank */
+  double writer_s;      /* writer time of the files closed so far */
+  tsr__outbox out;      /* replies in flight */
+} tsr__srv_server;
+
+/* ---- server_writer.c: one handler per message kind. Each consumes every
+ * message of its op (s->in holds the op's first one) and returns the file's
+ * status; FLUSH and CLOSE fill the reply the loop sends. ---- */
+typedef int (*tsr__srv_handler)(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_put(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_putg(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_flush(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+/* The oldest file still open on this server, or -1. */
+int tsr__srv_first_open(const tsr__srv_server *s);
+/* Writer time of this server since tsr_init (closed and open files). */
+double tsr__srv_writer_total(const tsr__srv_server *s);
+/* Abort (close and delete) a failed file; collective for parallel files,
+ * which only fail at agreed points. */
+void tsr__srv_fail(tsr__srv_file *sf, int code);
+
+/* ---- server_assemble.c: a serial PUT round on the group root. ---- */
+/* Receive every client's header (the first is in s->in) and pieces of the
+ * round and write the variable slab box by slab box through @p sf's sink;
+ * when the file already failed, or a client could not hand its tile over,
+ * the pieces are received and dropped. Returns the first error. */
+int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf);
+
+/* ---- server_loop.c ---- */
+/* Serve until the model's FINAL; then close what is left open and free. */
+int tsr__srv_serve(tsr__srv_server *s);
+
+#endif

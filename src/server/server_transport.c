@@ -1,0 +1,184 @@
+/* Transports between model ranks and I/O servers (contract in
+ * server_transport.h): the table, the `p2p` row, and the helpers every
+ * transport shares (receive buffers, replies in flight). */
+#include "server/server_transport.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tessera.h"
+
+/* ---- p2p: MPI point-to-point ---- */
+
+static int p2p_isend(MPI_Comm comm, const void *buf, int64_t len, int dest, int tag,
+                     MPI_Request *req) {
+  if (len > INT_MAX) return TSR_ETOOBIG; /* callers check first: MPI counts are int */
+  return MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, comm, req) == MPI_SUCCESS ? 0 : TSR_EMPI;
+}
+
+static int p2p_send(MPI_Comm comm, const void *buf, int64_t len, int dest, int tag) {
+  if (len > INT_MAX) return TSR_ETOOBIG;
+  return MPI_Send(buf, (int)len, MPI_BYTE, dest, tag, comm) == MPI_SUCCESS ? 0 : TSR_EMPI;
+}
+
+static int p2p_complete(MPI_Request *req, int wait, int *done) {
+  *done = 1;
+  if (wait) return MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  return MPI_Test(req, done, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : TSR_EMPI;
+}
+
+static void info_of(const MPI_Status *st, tsr__msg_info *info) {
+  int n = 0;
+  MPI_Get_count(st, MPI_BYTE, &n);
+  info->src = st->MPI_SOURCE;
+  info->len = n;
+}
+
+static int p2p_poll(MPI_Comm comm, int src, int tag, int *flag, tsr__msg_info *info) {
+  MPI_Status st;
+  *flag = 0;
+  if (MPI_Iprobe(src, tag, comm, flag, &st) != MPI_SUCCESS) return TSR_EMPI;
+  if (*flag) info_of(&st, info);
+  return 0;
+}
+
+/* Wait like MPI_Probe, but an idle waiter does not spin on a core for long:
+ * MPI libraries busy-poll, and an idle server that shares cores with model
+ * ranks (oversubscribed nodes, or servers placed on compute cores) would
+ * steal their compute time. Spin for a short while (a message that is about
+ * to arrive costs no sleep), then sleep with an exponential back-off capped
+ * at 1 ms, which bounds the added latency per op. */
+static int p2p_wait(MPI_Comm comm, int src, int tag, int idle, tsr__msg_info *info) {
+  MPI_Status st;
+  if (!idle) {
+    if (MPI_Probe(src, tag, comm, &st) != MPI_SUCCESS) return TSR_EMPI;
+    info_of(&st, info);
+    return 0;
+  }
+  double t0 = 0;
+  long nap = 10000; /* ns */
+  for (int spins = 0;; spins++) {
+    int flag = 0;
+    if (MPI_Iprobe(src, tag, comm, &flag, &st) != MPI_SUCCESS) return TSR_EMPI;
+    if (flag) {
+      info_of(&st, info);
+      return 0;
+    }
+    if (spins == 0) t0 = MPI_Wtime();
+    if (MPI_Wtime() - t0 < 50e-6) continue;
+    struct timespec ts = {0, nap};
+    nanosleep(&ts, NULL);
+    if (nap < 1000000) nap *= 2;
+  }
+}
+
+static int p2p_recv(MPI_Comm comm, int src, int tag, void *buf, int64_t len) {
+  if (!buf) { /* drop: a zero-byte receive consumes the message (truncated) */
+    char none;
+    MPI_Recv(&none, 0, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
+    return 0;
+  }
+  if (len > INT_MAX) return TSR_ETOOBIG;
+  return MPI_Recv(buf, (int)len, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
+             ? 0
+             : TSR_EMPI;
+}
+
+static const tsr__transport_ops p2p = {
+    .name = "p2p",
+    .isend = p2p_isend,
+    .send = p2p_send,
+    .complete = p2p_complete,
+    .poll = p2p_poll,
+    .wait = p2p_wait,
+    .recv = p2p_recv,
+};
+
+/* The table: one row per transport; the only place that knows their names. */
+static const tsr__transport_ops *const transports[] = {&p2p};
+
+int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm) {
+  for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++)
+    if (strcmp(transports[i]->name, name) == 0) {
+      tp->ops = transports[i];
+      tp->comm = comm;
+      return 0;
+    }
+  return TSR_EHINT;
+}
+
+/* ---- shared helpers ---- */
+
+int tsr__srv_buf_grow(tsr__srv_buf *b, int64_t need) {
+  if (need <= b->cap) return 0;
+  void *p = realloc(b->p, (size_t)need); /* exactly: messages of a run have few sizes */
+  if (!p) return TSR_ENOMEM;
+  b->p = p;
+  b->cap = need;
+  return 0;
+}
+
+void tsr__srv_buf_free(tsr__srv_buf *b) {
+  free(b->p);
+  *b = (tsr__srv_buf){0};
+}
+
+int tsr__tp_take(const tsr__transport *tp, int src, int tag, tsr__srv_buf *in) {
+  tsr__msg_info info;
+  int rc = tsr__tp_wait(tp, src, tag, 1, &info);
+  if (rc) return rc;
+  in->len = 0;
+  if ((rc = tsr__srv_buf_grow(in, info.len + 1))) {
+    tsr__tp_recv(tp, src, tag, NULL, 0); /* dropped: the stream stays in step */
+    return rc;
+  }
+  if ((rc = tsr__tp_recv(tp, src, tag, in->p, info.len))) return rc;
+  in->len = info.len;
+  return 0;
+}
+
+int tsr__tp_post(const tsr__transport *tp, tsr__outbox *o, const void *msg, int64_t len, int dest,
+                 int tag) {
+  if (o->n == o->cap) {
+    int ncap = o->cap ? 2 * o->cap : 16;
+    MPI_Request *r = realloc(o->req, (size_t)ncap * sizeof *r);
+    if (r) o->req = r;
+    void **c = realloc(o->copy, (size_t)ncap * sizeof *c);
+    if (c) o->copy = c;
+    if (r && c) o->cap = ncap;
+  }
+  void *copy = o->n < o->cap ? malloc((size_t)len) : NULL;
+  if (!copy) return tsr__tp_send(tp, msg, len, dest, tag); /* still delivered */
+  memcpy(copy, msg, (size_t)len);
+  int rc = tsr__tp_isend(tp, copy, len, dest, tag, &o->req[o->n]);
+  if (rc) {
+    free(copy);
+    return rc;
+  }
+  o->copy[o->n++] = copy;
+  return 0;
+}
+
+void tsr__tp_reap(const tsr__transport *tp, tsr__outbox *o, int wait) {
+  int k = 0;
+  for (int i = 0; i < o->n; i++) {
+    int done = 1;
+    tsr__tp_complete(tp, &o->req[i], wait, &done);
+    if (done) {
+      free(o->copy[i]);
+    } else {
+      o->req[k] = o->req[i];
+      o->copy[k++] = o->copy[i];
+    }
+  }
+  o->n = k;
+}
+
+void tsr__outbox_free(tsr__outbox *o) {
+  for (int i = 0; i < o->n; i++) free(o->copy[i]);
+  free(o->req);
+  free(o->copy);
+  *o = (tsr__outbox){0};
+}

@@ -1,0 +1,81 @@
+/* The wire format between model ranks and I/O servers: tags, message kinds,
+ * the op header and the servers' replies. Both sides include it; neither
+ * side's state is here (the model side's is in server_client.h, the
+ * servers' in server_state.h; roles are in server_layout.h).
+ *
+ * Every server reads its op stream from its first client (for the group
+ * root, model rank 0). A data op (PUT) is followed by one message from every
+ * participating client. MPI's non-overtaking rule per (source,
+ * communicator) keeps every client's messages in the order of the model's
+ * collective calls, so the wire carries no sequence numbers. Messages are raw
+ * bytes of these structs: both sides run the same build. */
+#ifndef TSR_SERVER_WIRE_H
+#define TSR_SERVER_WIRE_H
+
+#include <stdint.h>
+
+#include "backend/backend.h" /* tsr__berr */
+#include "core/stats.h"      /* TSR__NBUCKETS, TSR__NMPIIO */
+#include "tessera.h"         /* TSR_MAX_DIMS */
+
+/* Tags on the private model<->server communicator. */
+enum {
+  TSR__WIRE_TAG_HDR = 7101,  /* client -> server: an op header (+ payload) */
+  TSR__WIRE_TAG_DATA = 7102, /* client -> root: one piece of a tile (serial backends) */
+  TSR__WIRE_TAG_ACK = 7103,  /* server -> first client: flush / finalize done */
+  TSR__WIRE_TAG_NOTE = 7104  /* server -> model rank 0: a file is finished */
+};
+
+/* Message kinds (tsr__wire_hdr.op); the server loop dispatches on them. */
+enum {
+  TSR__WIRE_OPEN = 1, /* payload: tsr__hints, path, packed schema */
+  TSR__WIRE_PUT,      /* a tile: parallel: payload = [hole boxes] + data; serial: pieces follow */
+  TSR__WIRE_PUTG,     /* a replicated variable, from model rank 0 to the root */
+  TSR__WIRE_FLUSH,
+  TSR__WIRE_CLOSE,
+  TSR__WIRE_FINAL,
+  TSR__WIRE_NKINDS
+};
+
+typedef struct {
+  int32_t op, file, varid, nd;
+  int32_t err;      /* PUT/PUTG: the client failed to hand its data over (ENOMEM, ETOOBIG) */
+  int32_t nholes;   /* PUT (parallel) from model rank 0: hole boxes after the header */
+  int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
+  int32_t parallel; /* OPEN: the file's backend is parallel (every server writes) */
+  int64_t frame;
+  int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
+  int64_t len_path, len_schema;                     /* OPEN */
+  char backend[16];                                 /* OPEN: the backend's registry name */
+} tsr__wire_hdr;
+
+/* One server's figures for one file, sent with its close note: what the
+ * server's sink counted, so that model rank 0 can fill the file's
+ * writer-side statistics (tsr__io_fstats) from the servers that wrote it. */
+typedef struct {
+  int32_t wrote;          /* 1: this server created the file (it is a writer) */
+  int32_t rank;           /* the server's rank in tsr_init's communicator */
+  double writer_s;        /* time in the backend for this file */
+  double first_put_to_close_s; /* first data of the file received -> file closed */
+  int64_t writes, bytes_written, size_hist[TSR__NBUCKETS];
+  int64_t not_aligned, consec, offsets_known, alignment;
+  int64_t peak_buffer;        /* bytes this server held for the file's data */
+  int64_t mpiio[TSR__NMPIIO]; /* reported by MPI-IO on the group root, -1 unknown */
+} tsr__wire_fstats;
+
+/* Acknowledgements (kind FLUSH / FINAL, to the first client) and notes
+ * (kind CLOSE, to model rank 0). */
+typedef struct {
+  int32_t kind;
+  int32_t file;
+  int32_t status;  /* the file's status on that server (0 or TSR_E*) */
+  int32_t server;  /* server index g*T + t */
+  double writer_s; /* the server's writer time since tsr_init */
+  tsr__berr berr;
+  tsr__wire_fstats fs; /* notes only */
+} tsr__wire_reply;
+
+/* Round a message part up so that the next part starts aligned. */
+static inline int64_t tsr__wire_align(int64_t n) { return (n + 15) & ~(int64_t)15; }
+
+#endif

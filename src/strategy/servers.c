@@ -1,0 +1,254 @@
+/* strategy=servers, model side: every op hands messages to the servers and
+ * returns; only tsr_flush and tsr_finalize wait for them (and tsr_close on
+ * model rank 0 while statistics are on, for the servers' figures). Errors
+ * the servers meet come back to model rank 0 in notes and acknowledgements;
+ * the API layer's agreement then gives every model rank the same code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "server/server_client.h"
+#include "server/servers.h"
+#include "strategy/strategy.h"
+
+/* The model rank's task in every group, and whether it is its first client. */
+static void my_server(const tsr__srv_client *cl, int g, int parallel, int *server, int *first) {
+  int t = parallel ? tsr__srv_task_of(&cl->L, cl->m) : 0;
+  *server = tsr__srv_server_rank(&cl->L, g, t);
+  *first = parallel ? cl->m == tsr__srv_block_lo(&cl->L, t) : cl->m == 0;
+}
+
+static void free_state(tsr_file *f) {
+  tsr__srv_cfile *cf = f->sdata;
+  if (!cf) return;
+  tsr__srv_slabs_free(&cf->slabs);
+  free(cf);
+  f->sdata = NULL;
+}
+
+static int stats_on(void) {
+  const tsr__stats_env_t *env = tsr__stats_env();
+  return env->text || env->file != NULL;
+}
+
+/* The OPEN message: header, hints, path, packed schema, in the ring. */
+static int pack_open(tsr_file *f, const tsr__srv_cfile *cf, int64_t *off, int64_t *len) {
+  tsr__srv_client *cl = f->ctx->servers;
+  void *packed = NULL;
+  size_t plen = 0;
+  int rc = tsr__schema_pack(&f->schema, &packed, &plen);
+  int64_t lpath = (int64_t)strlen(f->path) + 1;
+  *len = (int64_t)sizeof(tsr__wire_hdr) + (int64_t)sizeof(tsr__hints) + lpath + (int64_t)plen;
+  if (!rc) *off = tsr__ring_reserve(&cl->ring, *len);
+  if (!rc && *off < 0) rc = TSR_ENOMEM;
+  if (!rc) {
+    char *p = cl->ring.buf + *off;
+    tsr__wire_hdr h = {.op = TSR__WIRE_OPEN, .file = cf->id, .parallel = cf->parallel,
+                       .len_path = lpath, .len_schema = (int64_t)plen};
+    snprintf(h.backend, sizeof h.backend, "%s", f->backend->name);
+    memcpy(p, &h, sizeof h);
+    memcpy(p + sizeof h, &f->hints, sizeof f->hints);
+    memcpy(p + sizeof h + sizeof f->hints, f->path, (size_t)lpath);
+    memcpy(p + sizeof h + sizeof f->hints + lpath, packed, plen);
+  }
+  free(packed);
+  return rc;
+}
+
+static int v_enddef(tsr_file *f) {
+  tsr__srv_client *cl = f->ctx->servers;
+  tsr__srv_cfile *cf = calloc(1, sizeof *cf);
+  int rc = cf ? 0 : TSR_ENOMEM;
+  f->sdata = cf;
+  rc = tsr__agree(f->ctx->comm, rc);
+  if (rc) return rc;
+  cf->id = cl->next_file++;
+  cf->group = tsr__srv_pick_group(cl, f->path, &f->hints, f->ctx->comm, &cf->stream);
+  if (cf->group < 0) return TSR_EMPI;
+  cf->parallel = f->backend->parallel;
+  my_server(cl, cf->group, cf->parallel, &cf->server, &cf->first);
+  if (!cf->parallel) rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars);
+  if (!rc && cl->m == 0)
+    rc = tsr__srv_track_open(cl, cf->id, cf->group, cf->parallel ? cl->L.T : 1, stats_on());
+
+  /* The first client of each server ships the file: hints, path, schema.
+   * Packed and agreed before anything is sent, so that a failure here never
+   * leaves a server with half a file. */
+  int64_t off = -1, len = 0;
+  if (!rc && cf->first) rc = pack_open(f, cf, &off, &len);
+  rc = tsr__agree(f->ctx->comm, rc);
+  if (rc && cl->m == 0) tsr__srv_track_open(cl, cf->id, cf->group, 0, 0); /* expects nothing */
+  if (off >= 0) {
+    if (rc) tsr__ring_cancel(&cl->ring);
+    else rc = tsr__ring_send(&cl->ring, off, len, cf->server, TSR__WIRE_TAG_HDR);
+  }
+  if (!rc) tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
+  return rc;
+}
+
+/* Record frames put count towards the file's stream (frames_per_outfile). */
+static void count_frame(tsr_file *f, tsr__srv_cfile *cf, int varid, int64_t frame) {
+  if (cf->stream < 0 || !f->schema.vars[varid].is_record || frame + 1 <= cf->frames) return;
+  tsr__srv_stream_add(f->ctx->servers, cf->stream, frame + 1 - cf->frames);
+  cf->frames = frame + 1;
+}
+
+static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+  tsr__srv_client *cl = f->ctx->servers;
+  tsr__srv_cfile *cf = f->sdata;
+  tsr__wire_hdr h;
+  memset(&h, 0, sizeof h);
+  h.op = TSR__WIRE_PUT;
+  h.file = cf->id;
+  h.varid = varid;
+  h.nd = d->ndims;
+  h.frame = frame;
+  for (int i = 0; i < d->ndims; i++) {
+    h.start[i] = d->tile.start[i];
+    h.count[i] = d->tile.count[i];
+  }
+  size_t es = tsr__type_size(f->schema.vars[varid].type);
+  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es);
+  count_frame(f, cf, varid, frame);
+  tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
+  return rc;
+}
+
+static int v_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
+  tsr__srv_client *cl = f->ctx->servers;
+  tsr__srv_cfile *cf = f->sdata;
+  count_frame(f, cf, varid, frame);
+  if (cl->m != 0) return 0;
+  int64_t bytes = tsr__var_frame_elems(&f->schema, varid) *
+                  (int64_t)tsr__type_size(f->schema.vars[varid].type);
+  tsr__wire_hdr h;
+  memset(&h, 0, sizeof h);
+  h.op = TSR__WIRE_PUTG;
+  h.file = cf->id;
+  h.varid = varid;
+  h.frame = frame;
+  return tsr__srv_handoff_global(cl, cf, &h, buf, bytes);
+}
+
+/* Wait for an acknowledgement from @p src; keeps the largest writer time. */
+static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
+  tsr__msg_info info;
+  int rc = tsr__tp_wait(&cl->tp, src, TSR__WIRE_TAG_ACK, 0, &info);
+  if (!rc) rc = tsr__tp_recv(&cl->tp, src, TSR__WIRE_TAG_ACK, r, sizeof *r);
+  if (rc) return TSR_EMPI;
+  if (r->writer_s > cl->server_writer_s) cl->server_writer_s = r->writer_s;
+  return 0;
+}
+
+/* Every model rank learns the largest server writer time heard of. */
+static void share_writer_time(tsr_ctx *ctx) {
+  double mine = ctx->servers->server_writer_s, all = mine;
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  ctx->servers->server_writer_s = all;
+  ctx->stats.server_writer_s = all;
+}
+
+/* An error of an earlier file that model rank 0 has not reported yet. */
+static int earlier_error(tsr_file *f, int upto) {
+  tsr__srv_client *cl = f->ctx->servers;
+  if (cl->m != 0) return 0;
+  int rc = tsr__srv_poll_notes(cl, upto);
+  tsr__berr berr;
+  int err = rc ? rc : tsr__srv_take_error(cl, &berr);
+  if (err && !rc) f->berr = berr;
+  return err;
+}
+
+/* Flush: this file's data reaches its file, and every file closed before is
+ * finished (written and closed, or failed and deleted). */
+static int v_flush(tsr_file *f) {
+  tsr__srv_client *cl = f->ctx->servers;
+  tsr__srv_cfile *cf = f->sdata;
+  int rc = 0;
+  if (cf->first) {
+    tsr__wire_reply r;
+    rc = tsr__srv_send_control(cl, TSR__WIRE_FLUSH, cf->id, cf->server);
+    if (!rc) rc = wait_ack(cl, cf->server, &r);
+    if (!rc && r.status) {
+      rc = r.status;
+      f->berr = r.berr;
+    }
+  }
+  rc = tsr__file_agree(f, rc);
+  if (rc && cl->m == 0) tsr__srv_track_reported(cl, cf->id); /* reported now, not again */
+  int earlier = earlier_error(f, TSR__NOTES_CLOSED);
+  share_writer_time(f->ctx);
+  return rc ? rc : earlier;
+}
+
+/* Close hands the file over and returns: errors of earlier files whose notes
+ * arrived meanwhile are reported now, the others at a later call. With
+ * statistics on, model rank 0 first waits for this file's notes, whose
+ * figures become the file's writer-side record (f->st.io), reported by the
+ * API layer right after; its error, if any, is then reported here too. */
+static int v_close(tsr_file *f) {
+  tsr__srv_client *cl = f->ctx->servers;
+  tsr__srv_cfile *cf = f->sdata;
+  int rc = cf->first ? tsr__srv_send_control(cl, TSR__WIRE_CLOSE, cf->id, cf->server) : 0;
+  if (cf->stream >= 0 && cf->frames == 0) tsr__srv_stream_add(cl, cf->stream, 1);
+  if (cl->m == 0) tsr__srv_track_close(cl, cf->id);
+  tsr__ring_progress(&cl->ring, 0);
+  tsr__fstats_buffer(&f->st, cl->ring.peak);
+  if (cl->m == 0 && !rc && stats_on()) {
+    rc = tsr__srv_wait_file(cl, cf->id);
+    if (!rc) tsr__srv_file_figures(cl, cf->id, &f->st.io);
+  }
+  int earlier = earlier_error(f, TSR__NOTES_NOW);
+  if (cl->server_writer_s > f->ctx->stats.server_writer_s)
+    f->ctx->stats.server_writer_s = cl->server_writer_s;
+  free_state(f);
+  return rc ? rc : earlier;
+}
+
+static void v_abort(tsr_file *f) { free_state(f); } /* nothing was sent (agreed first) */
+
+/* Several tasks per group write in parallel (each its own clients' tiles);
+ * a single task writes alone, through a serial backend. */
+static int v_want(const tsr__hints *h) {
+  return h->io_tasks > 1 ? TSR__BACKEND_PREFER_PARALLEL : TSR__BACKEND_WANT_SERIAL;
+}
+
+const tsr__strategy_ops tsr__strategy_servers = {
+    .name = "servers",
+    .backend_want = v_want,
+    .needs_server_ranks = 1,
+    .ranks_init = tsr__servers_init,
+    .ranks_finalize = tsr__servers_finalize,
+    .enddef = v_enddef,
+    .put = v_put,
+    .put_global = v_put_global,
+    .flush = v_flush,
+    .close = v_close,
+    .abort = v_abort,
+};
+
+int tsr__servers_finalize(tsr_ctx *ctx) {
+  tsr__srv_client *cl = ctx->servers;
+  int rc = 0;
+  /* A first client stops its server in every group. */
+  int t = tsr__srv_task_of(&cl->L, cl->m);
+  int first = cl->m == tsr__srv_block_lo(&cl->L, t);
+  for (int g = 0; first && g < cl->L.G && !rc; g++)
+    rc = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
+  int r2 = tsr__ring_progress(&cl->ring, 1);
+  if (!rc) rc = r2;
+  for (int g = 0; first && g < cl->L.G && !rc; g++) {
+    tsr__wire_reply r;
+    rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
+  }
+  if (cl->m == 0 && !rc) {
+    rc = tsr__srv_poll_notes(cl, TSR__NOTES_ALL);
+    if (!rc) rc = tsr__srv_take_error(cl, NULL);
+  }
+  rc = tsr__agree(ctx->comm, rc);
+  share_writer_time(ctx);
+  tsr__srv_client_free(cl);
+  ctx->servers = NULL;
+  return rc;
+}
