@@ -13,10 +13,12 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
-$(VENV)/.stamp: python/requirements.txt
+# The Python tools as a package (python/pyproject.toml), editable so that
+# .venv/bin/tessera and .venv/bin/python -m tessera run this checkout's code.
+$(VENV)/.stamp: python/pyproject.toml
 	@python3 -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip
-	@$(PY) -m pip install -q -r python/requirements.txt
+	@$(PY) -m pip install -q -e './python[test]'
 	@touch $@
 
 venv: deps $(VENV)/.stamp
@@ -24,7 +26,7 @@ venv: deps $(VENV)/.stamp
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DTESSERA_PYTHON=$(abspath $(PY))
 
-configure: deps $(BUILD)/CMakeCache.txt
+configure: venv $(BUILD)/CMakeCache.txt
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -44,7 +46,7 @@ test-sanitize: venv
 	    ctest --output-on-failure -j $(JOBS) --timeout 300 -R '^(mpi|hints|plan|faults)\.' -E 'bench'
 
 demo: venv build
-	PATH="$(abspath $(BUILD))/apps/bench:$$PATH" PYTHONPATH=python $(PY) -m tessera demo --bench $(BUILD)/apps/bench/tessera-bench
+	$(VENV)/bin/tessera demo --bench $(BUILD)/apps/bench/tessera-bench
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

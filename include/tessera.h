@@ -92,6 +92,14 @@ typedef struct tsr_ctx tsr_ctx;       /**< A library context over one communicat
 typedef struct tsr_decomp tsr_decomp; /**< How a global array is spread over ranks. */
 typedef struct tsr_file tsr_file;     /**< An open file. */
 
+/**
+ * The library's version as "MAJOR.MINOR.PATCH" (e.g. "0.1.0"), the version the
+ * library was built as (which may differ from the TSR_VERSION_* macros a
+ * program was compiled with). Static storage, never NULL, never freed. Not
+ * collective; may be called before MPI_Init and without a context.
+ */
+TSR_EXTERN const char *tsr_inq_libvers(void);
+
 /** Text for an error code; never NULL. Not collective. */
 TSR_EXTERN const char *tsr_strerror(int err);
 /** Bytes of one element of @p type; 0 for a value that is no tsr_type. Not collective. */

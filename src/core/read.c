@@ -2,8 +2,8 @@
  *
  * A file opened for reading has no strategy: there is nothing to gather or
  * rearrange, because every rank reads its own tile straight from the file
- * through the backend (PnetCDF: one collective ncmpi_get_vara_all per call;
- * NetCDF: every rank opens the file itself and reads independently). The API
+ * through the backend (a parallel one: one collective read per call; a serial
+ * one: every rank opens the file itself and reads independently). The API
  * pattern is the one of file.c: check locally, agree, work, agree. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* strategy=direct (WRF io_form=11): every rank writes its own tile with a
- * parallel backend (PnetCDF). Writes are buffered nonblocking requests
+ * parallel backend. Writes are buffered nonblocking requests
  * completed together, so tsr_put returns as soon as the tile is copied into
  * the backend's buffer; the buffer is drained collectively at tsr_flush,
  * tsr_close, or by the sink's drain rule. tsr_create has already refused a
