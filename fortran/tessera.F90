@@ -39,6 +39,14 @@ module tessera
             tsr_inq, tsr_inq_dim, tsr_inq_dimid, tsr_inq_var, tsr_inq_natts, tsr_inq_attname, &
             tsr_inq_att, tsr_get_att, &
             tsr_inq_libvers
+  public :: tsr_decomp_map, tsr_decomp_boxes, tsr_decomp_wrf
+
+  !> tsr_decomp_map(ctx, gsize, compdof, d): PIO's compdof (1-based global
+  !> indices, fastest dimension first; 0 = this buffer position is not
+  !> written), integer(c_int64_t) or default integer.
+  interface tsr_decomp_map
+    module procedure decomp_map_i8, decomp_map_i4
+  end interface
 
   !> tsr_put(f, varid, frame, d, buf): buf is real(c_float), real(c_double),
   !> integer(c_int8_t|c_int16_t|c_int|c_int64_t) (int8, int16, int32, int64:
@@ -91,6 +99,30 @@ module tessera
       type(c_ptr), value :: ctx
       integer(c_int), value :: nd, have
       integer(c_int64_t), intent(in) :: g(*), s(*), c(*), ms(*), mc(*)
+      type(c_ptr), intent(out) :: d
+    end function
+    integer(c_int) function c_decomp_map(ctx, nd, g, n, compdof, d) bind(C, name="tsr_f_decomp_map")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: nd
+      integer(c_int64_t), value :: n
+      integer(c_int64_t), intent(in) :: g(*), compdof(*)
+      type(c_ptr), intent(out) :: d
+    end function
+    integer(c_int) function c_decomp_boxes(ctx, nd, g, nb, s, c, d) bind(C, name="tsr_f_decomp_boxes")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: nd, nb
+      integer(c_int64_t), intent(in) :: g(*), s(*), c(*)
+      type(c_ptr), intent(out) :: d
+    end function
+    integer(c_int) function c_decomp_ordered(ctx, nd, g, s, c, ms, mc, order, d) &
+        bind(C, name="tsr_f_decomp_box_ordered")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: nd
+      integer(c_int64_t), intent(in) :: g(*), s(*), c(*), ms(*), mc(*)
+      integer(c_int), intent(in) :: order(*)
       type(c_ptr), intent(out) :: d
     end function
     subroutine c_decomp_free(d) bind(C, name="tsr_decomp_free")
@@ -303,6 +335,67 @@ contains
       tsr_decomp_box = c_decomp_box(ctx%p, size(gsize, kind=c_int), gsize, start, count, &
                                     start, count, have, d%p)
     end if
+  end function
+
+  !> Collective. An index map as PIO's compdof; buffer position k of tsr_put
+  !> and tsr_get holds global element compdof(k).
+  integer function decomp_map_i8(ctx, gsize, compdof, d)
+    type(tsr_ctx_t), intent(in) :: ctx
+    integer(c_int64_t), intent(in) :: gsize(:), compdof(:)
+    type(tsr_decomp_t), intent(out) :: d
+    decomp_map_i8 = c_decomp_map(ctx%p, size(gsize, kind=c_int), gsize, &
+                                 size(compdof, kind=c_int64_t), compdof, d%p)
+  end function
+  integer function decomp_map_i4(ctx, gsize, compdof, d)
+    type(tsr_ctx_t), intent(in) :: ctx
+    integer(c_int64_t), intent(in) :: gsize(:)
+    integer, intent(in) :: compdof(:)
+    type(tsr_decomp_t), intent(out) :: d
+    decomp_map_i4 = decomp_map_i8(ctx, gsize, int(compdof, c_int64_t), d)
+  end function
+
+  !> Collective. Several boxes: start(:, b) and count(:, b) of box b, fastest
+  !> dimension first, 1-based; in the buffer the boxes follow one another.
+  integer function tsr_decomp_boxes(ctx, gsize, start, count, d)
+    type(tsr_ctx_t), intent(in) :: ctx
+    integer(c_int64_t), intent(in) :: gsize(:), start(:, :), count(:, :)
+    type(tsr_decomp_t), intent(out) :: d
+    tsr_decomp_boxes = c_decomp_boxes(ctx%p, size(gsize, kind=c_int), gsize, &
+                                      size(start, 2, kind=c_int), start, count, d%p)
+  end function
+
+  !> Collective. A WRF patch held in WRF's memory order, written in place.
+  !> memorder is WRF's MemoryOrder ('XZY', 'XYZ', 'XY', ...): the file
+  !> dimension of each memory dimension, fastest first, where X, Y, Z are the
+  !> file's dimensions fastest first (west_east, south_north, bottom_top).
+  !> The bounds are given per memory dimension, as WRF declares them: for
+  !> a(ims:ime, kms:kme, jms:jme), ds = (/ids, kds, jds/), de = (/ide, kde, jde/),
+  !> ps/pe the patch (ips:ipe ...), ms/me the memory (ims:ime ...).
+  integer function tsr_decomp_wrf(ctx, memorder, ds, de, ps, pe, ms, me, d)
+    type(tsr_ctx_t), intent(in) :: ctx
+    character(len=*), intent(in) :: memorder
+    integer, intent(in) :: ds(:), de(:), ps(:), pe(:), ms(:), me(:)
+    type(tsr_decomp_t), intent(out) :: d
+    integer(c_int64_t) :: g(8), s(8), c(8), mst(8), mc(8)
+    integer(c_int) :: order(8)
+    integer :: m, f, nd
+    nd = len_trim(memorder)
+    g = 1; s = 1; c = 0; mst = 1; mc = 0; order = 0
+    do m = 1, min(nd, size(ds), 8)
+      f = index('XYZ', memorder(m:m))
+      if (f == 0) f = index('xyz', memorder(m:m))
+      if (f < 1 .or. f > nd) then
+        order(m) = 0 ! not a dimension: the C side answers TSR_EINVAL
+        cycle
+      end if
+      order(m) = f
+      g(f) = de(m) - ds(m) + 1
+      s(f) = ps(m) - ds(m) + 1
+      c(f) = pe(m) - ps(m) + 1
+      mst(f) = ms(m) - ds(m) + 1
+      mc(f) = me(m) - ms(m) + 1
+    end do
+    tsr_decomp_wrf = c_decomp_ordered(ctx%p, int(nd, c_int), g, s, c, mst, mc, order, d%p)
   end function
 
   subroutine tsr_decomp_free(d)

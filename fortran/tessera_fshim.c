@@ -2,6 +2,7 @@
  * element type its own entry point, so Fortran interfaces never share a C
  * binding label. Fortran order (fastest dimension first, 1-based starts) is
  * converted here, once. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tessera.h"
@@ -105,4 +106,57 @@ int tsr_f_inq_att(const tsr_file *f, int varid, const char *name, int *type, int
   *type = rc ? 0 : (int)t;
   *n = rc ? 0 : (int64_t)len;
   return rc;
+}
+
+/* PIO's compdof: 1-based, fastest dimension first, 0 = position not
+ * written. Its value minus one is exactly the C row-major flat index over
+ * the reversed shape, so only the skip marker changes. */
+int tsr_f_decomp_map(tsr_ctx *ctx, int ndims, const int64_t *gsize, int64_t n,
+                     const int64_t *compdof, tsr_decomp **d) {
+  int64_t g[TSR_MAX_DIMS] = {0};
+  if (ndims >= 1 && ndims <= TSR_MAX_DIMS) reverse(ndims, gsize, g, 0);
+  int64_t *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
+  if (!idx) n = -1; /* tsr_decomp_map still runs, so every rank agrees on the error */
+  for (int64_t k = 0; k < n; k++) idx[k] = compdof[k] > 0 ? compdof[k] - 1 : (compdof[k] == 0 ? -1 : -2);
+  int rc = tsr_decomp_map(ctx, ndims, g, n, idx, d);
+  free(idx);
+  return rc;
+}
+
+/* Boxes as Fortran arrays start(ndims, nboxes), count(ndims, nboxes). */
+int tsr_f_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t *gsize, int nboxes,
+                       const int64_t *start, const int64_t *count, tsr_decomp **d) {
+  int64_t g[TSR_MAX_DIMS] = {0};
+  if (ndims < 1 || ndims > TSR_MAX_DIMS || nboxes < 0)
+    return tsr_decomp_boxes(ctx, ndims, g, nboxes, NULL, NULL, d);
+  reverse(ndims, gsize, g, 0);
+  size_t nb = (size_t)(nboxes > 0 ? nboxes : 1) * (size_t)ndims;
+  int64_t *s = malloc(nb * sizeof *s), *c = malloc(nb * sizeof *c);
+  for (int b = 0; s && c && b < nboxes; b++) {
+    reverse(ndims, start + (size_t)b * ndims, s + (size_t)b * ndims, -1);
+    reverse(ndims, count + (size_t)b * ndims, c + (size_t)b * ndims, 0);
+  }
+  int rc = tsr_decomp_boxes(ctx, ndims, g, s && c ? nboxes : -1, s, c, d);
+  free(s);
+  free(c);
+  return rc;
+}
+
+/* A box in another memory order: forder(m) is the file dimension (1-based,
+ * fastest first) of memory dimension m (fastest first). */
+int tsr_f_decomp_box_ordered(tsr_ctx *ctx, int ndims, const int64_t *gsize, const int64_t *start,
+                             const int64_t *count, const int64_t *mstart, const int64_t *mcount,
+                             const int *forder, tsr_decomp **d) {
+  int64_t g[TSR_MAX_DIMS] = {0}, s[TSR_MAX_DIMS] = {0}, c[TSR_MAX_DIMS] = {0};
+  int64_t ms[TSR_MAX_DIMS] = {0}, mc[TSR_MAX_DIMS] = {0};
+  int order[TSR_MAX_DIMS] = {0};
+  if (ndims < 1 || ndims > TSR_MAX_DIMS)
+    return tsr_decomp_box_ordered(ctx, ndims, g, s, c, NULL, NULL, NULL, d);
+  reverse(ndims, gsize, g, 0);
+  reverse(ndims, start, s, -1);
+  reverse(ndims, count, c, 0);
+  reverse(ndims, mstart, ms, -1);
+  reverse(ndims, mcount, mc, 0);
+  for (int m = 0; m < ndims; m++) order[ndims - 1 - m] = ndims - forder[m];
+  return tsr_decomp_box_ordered(ctx, ndims, g, s, c, ms, mc, order, d);
 }

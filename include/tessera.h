@@ -107,7 +107,7 @@ typedef enum {
 #define TSR_MAX_DIMS 8
 
 typedef struct tsr_ctx tsr_ctx;       /**< A library context over one communicator. */
-typedef struct tsr_decomp tsr_decomp; /**< A box decomposition of a global array. */
+typedef struct tsr_decomp tsr_decomp; /**< How a global array is spread over ranks. */
 typedef struct tsr_file tsr_file;     /**< An open file. */
 
 /**
@@ -177,6 +177,64 @@ TSR_EXTERN int tsr_finalize(tsr_ctx **ctx);
 TSR_EXTERN int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t start[],
                               const int64_t count[], const int64_t mstart[],
                               const int64_t mcount[], tsr_decomp **d);
+
+/**
+ * Describe this rank's elements as a list of global indices (an index map,
+ * as PIO's compdof or SMIOL's element list): cells of an unstructured mesh,
+ * masked columns, cubed-sphere faces. Collective.
+ *
+ * @param gsize global shape, slowest dimension first (as tsr_decomp_box).
+ * @param n     length of @p idx, which is also the number of elements of the
+ *              buffer passed to tsr_put / tsr_get.
+ * @param idx   idx[k] is the row-major flat index (0-based) of the global
+ *              element held at buffer position k; -1 leaves position k out
+ *              (it is neither written nor read). Any subset in any order, or
+ *              nothing (n == 0).
+ * @return 0; TSR_EDECOMP on every rank if an index lies outside gsize, is
+ *         listed twice, or belongs to two ranks; TSR_EINVAL.
+ *
+ * Elements no rank lists are written as the variable's fill value. Indices
+ * are sorted and merged into runs once, here; when every rank's elements form
+ * one box the decomposition costs what that box costs (plus one reordering
+ * copy per put when the list is not in index order). Strategies `serial`,
+ * `direct` and `aggregate` take any map; `split` and `servers` take maps
+ * whose elements form one box per rank and answer TSR_EDECOMP otherwise.
+ */
+TSR_EXTERN int tsr_decomp_map(tsr_ctx *ctx, int ndims, const int64_t gsize[], int64_t n,
+                              const int64_t idx[], tsr_decomp **d);
+
+/**
+ * Describe this rank's elements as several boxes (cubed-sphere faces, a
+ * nest's patches). Collective. Box b starts at start[b*ndims ..] and has
+ * extent count[b*ndims ..] (0-based, slowest dimension first); in the buffer
+ * the boxes follow one another, each C-ordered over its own extent. Boxes may
+ * be empty; nboxes may be 0.
+ * @return 0; TSR_EDECOMP on every rank if a box leaves gsize or two boxes
+ *         (of any ranks) overlap; TSR_EINVAL. Strategies as tsr_decomp_map.
+ */
+TSR_EXTERN int tsr_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t gsize[], int nboxes,
+                                const int64_t start[], const int64_t count[], tsr_decomp **d);
+
+/**
+ * tsr_decomp_box for memory held in another dimension order, so tsr_put and
+ * tsr_get read and write it in place (e.g. WRF's a(i,k,j), MemoryOrder XZY).
+ * Collective.
+ *
+ * @p start, @p count, @p mstart, @p mcount are in file order, as for
+ * tsr_decomp_box. @p order lists, slowest first, which file dimension each
+ * memory dimension is: the buffer is C-ordered over the memory box with
+ * dimensions order[0], ..., order[ndims-1]. For a file variable
+ * (bottom_top, south_north, west_east) held as Fortran a(i,k,j), the C view
+ * is [j][k][i], so order = {1, 0, 2}. NULL or the identity is tsr_decomp_box.
+ * Every strategy takes it: `serial` and `aggregate` read the memory in place
+ * while rearranging; the others get the tile packed into file order first
+ * (innermost rows stay whole copies when the fastest dimension is the file's).
+ * @return 0; TSR_EINVAL if @p order is not a permutation; as tsr_decomp_box.
+ */
+TSR_EXTERN int tsr_decomp_box_ordered(tsr_ctx *ctx, int ndims, const int64_t gsize[],
+                                      const int64_t start[], const int64_t count[],
+                                      const int64_t mstart[], const int64_t mcount[],
+                                      const int order[], tsr_decomp **d);
 
 /** Free a decomposition. Not collective; accepts NULL. */
 TSR_EXTERN void tsr_decomp_free(tsr_decomp **d);

@@ -25,6 +25,7 @@ static void set_tiles(tsr_decomp *d) {
   t->tile = d->tile;
   t->mem = d->mem;
   t->my_elems = d->my_elems;
+  t->comm = d->ctx->comm;
 }
 
 void tsr__decomp_tile_of(const tsr_decomp *d, int r, tsr__box *out) {
@@ -198,8 +199,15 @@ int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t
                    tsr_decomp **out) {
   if (out) *out = NULL;
   if (!ctx) return TSR_ESTATE;
+  return tsr__decomp_new_box(ctx, 0, ndims, gsize, start, count, mstart, mcount, out);
+}
+
+int tsr__decomp_new_box(tsr_ctx *ctx, int rc0, int ndims, const int64_t gsize[],
+                        const int64_t start[], const int64_t count[], const int64_t mstart[],
+                        const int64_t mcount[], tsr_decomp **out) {
   double t0 = tsr__now();
   int rc = out ? check_args(ndims, gsize, start, count, mstart, mcount) : TSR_EINVAL;
+  if (rc0 && (!rc || rc0 == TSR_EDECOMP)) rc = rc0;
   /* Every rank must describe the same global array: compare shapes by
    * reducing (ndims, gsize) and their negatives with MIN in one call. */
   int64_t v[2 + 2 * TSR_MAX_DIMS] = {0}, m[2 + 2 * TSR_MAX_DIMS];
@@ -272,6 +280,7 @@ done:
 void tsr_decomp_free(tsr_decomp **d) {
   if (!d || !*d) return;
   tsr__plans_free((*d)->plans);
+  tsr__decomp_free_extra(*d);
   free((*d)->all);
   free((*d)->holes);
   free(*d);

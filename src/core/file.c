@@ -115,6 +115,7 @@ void tsr__file_free(tsr_file *f) {
   tsr__lock_release(f->path, &f->lock_fd);
   tsr__schema_free(&f->schema);
   free(f->reader);
+  free(f->pack);
   free(f->path);
   free(f);
 }
@@ -223,6 +224,22 @@ int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
   return 1;
 }
 
+/* Flat decompositions (elements that form no box on some rank) reach only
+ * strategies that rearrange through the plan engine: a split piece is laid
+ * out as one tile per variable, and the servers' hand-off carries one box
+ * per rank. Agreed like every argument check (flatness is agreed when the
+ * decomposition is made, so every rank gives the same answer). */
+static int flat_refused(tsr_file *f, const tsr_decomp *d) {
+  if (!d || !d->canon || !d->canon->tiles.flat || !f->strategy) return 0;
+  if (!f->strategy->file_per_rank && !f->strategy->needs_server_ranks) return 0;
+  f->berr.code = TSR_EDECOMP;
+  snprintf(f->berr.message, sizeof f->berr.message,
+           "strategy=%s writes one box per rank; this decomposition's elements form no box on "
+           "some rank (use strategy=serial, direct or aggregate)",
+           f->strategy->name);
+  return TSR_EDECOMP;
+}
+
 int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
@@ -230,6 +247,7 @@ int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
   if (!rc && (varid < 0 || varid >= f->schema.nvars)) rc = TSR_EBADID;
   if (!rc && !d) rc = TSR_EINVAL;
   if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
+  if (!rc) rc = flat_refused(f, d);
   if (!rc) f->schema.vars[varid].decomp = d;
   /* Tiles differ between ranks; the global shape may not. */
   uint64_t h = tsr__fnv(TSR__FNV_START, &varid, sizeof varid);
@@ -309,10 +327,19 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   if (!rc && !d) rc = TSR_EINVAL;
   if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
   if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
+  if (!rc) rc = flat_refused(f, d);
+  /* Maps, box lists and other memory orders reach the strategy packed into
+   * what their canon describes (core/decomp_map.c). */
+  const void *sbuf = buf;
+  const tsr_decomp *sd = d; /* what the strategy gets */
+  if (!rc && d->canon && !(d->ordered && f->strategy->reads_ordered)) {
+    sd = d->canon;
+    rc = tsr__decomp_pack(f, d, tsr__type_size(f->schema.vars[varid].type), buf, &sbuf);
+  }
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
-    rc = tsr__file_agree(f, f->strategy->put(f, varid, frame, d, buf));
+    rc = tsr__file_agree(f, f->strategy->put(f, varid, frame, sd, sbuf));
   }
   TSR_LEAVE(f, rc);
 }

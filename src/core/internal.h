@@ -12,6 +12,7 @@
 #include "core/schema.h"
 #include "core/stats.h"
 #include "plan/plan.h"
+#include "plan/runs.h"
 #include "tessera.h"
 
 struct tsr__server_client;  /* state of the strategy that owns dedicated ranks */
@@ -45,7 +46,36 @@ struct tsr_decomp {
   tsr__box *holes;
   tsr__plan *plans;
   tsr__tiles tiles; /* the plan engine's view of the above (set once) */
+  /* Decompositions the strategies cannot read in place (core/decomp_map.c):
+   * index maps, several boxes per rank, a memory order other than the
+   * file's. tsr_put packs the caller's buffer into what `canon` describes (a
+   * box with no halo, or flat runs in index order) and hands `canon` to the
+   * strategy; tsr_get unpacks. NULL for plain boxes. */
+  struct tsr_decomp *canon;
+  tsr__span *spans; /* buffer -> index order; NULL when the buffer already is */
+  int64_t nspans;
+  int32_t *perm;    /* instead of spans when they are mostly single elements
+                       (shuffled maps): packed[j] = buf[perm[j]], 4 bytes each */
+  int ordered;              /* memory order: C-ordered over mem with dims order[] */
+  int order[TSR_MAX_DIMS];
+  int64_t *runs;            /* flat canon: the runs tiles.runs points to */
+  int holes_here;           /* holes[] are this rank's share (flat canon): every rank writes its own */
 };
+
+/* A box decomposition (tsr_decomp_box's work); @p rc0 is this rank's status
+ * from earlier checks, agreed in the same collective. */
+int tsr__decomp_new_box(tsr_ctx *ctx, int rc0, int ndims, const int64_t gsize[],
+                        const int64_t start[], const int64_t count[], const int64_t mstart[],
+                        const int64_t mcount[], tsr_decomp **out);
+/* Free what decomp_map.c added to a decomposition (canon, spans, runs). */
+void tsr__decomp_free_extra(struct tsr_decomp *d);
+/* Put: the buffer the strategy reads for @p d (packed into f's scratch when
+ * d->canon is set, else @p buf itself). Local; may fail with TSR_ENOMEM. */
+int tsr__decomp_pack(tsr_file *f, const struct tsr_decomp *d, size_t esize, const void *buf,
+                     const void **out);
+/* Get: read @p d's elements of a frame into @p buf through d->canon. */
+int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame,
+                     const struct tsr_decomp *d, void *buf);
 
 /* Rank r's tile as a box. */
 void tsr__decomp_tile_of(const struct tsr_decomp *d, int r, tsr__box *out);
@@ -70,6 +100,8 @@ struct tsr_file {
   /* Non-NULL for a file opened by tsr_open (src/core/read.c): read-only, in
    * data mode, with no strategy (strategy stays NULL). */
   struct tsr__reader *reader;
+  void *pack;        /* scratch for decompositions with a canon (core/decomp_map.c) */
+  int64_t pack_cap;
 };
 
 /* Does decomposition @p d describe the non-record shape of variable @p varid

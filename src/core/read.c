@@ -128,6 +128,7 @@ static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
     tsr__var_shape(&f->schema, varid, count);
     return tsr__sink_read(sk, varid, frame, start, count, buf, whole);
   }
+  if (d->canon) return tsr__decomp_read(f, sk, varid, frame, d, buf);
   /* A serial backend has nobody to wait for; a parallel one reads
    * collectively, so an empty tile still makes the (empty) call. */
   if (d->my_elems == 0 && !tsr__sink_parallel(sk)) return 0;

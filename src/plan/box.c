@@ -104,6 +104,43 @@ void tsr__copy_box(int nd, const tsr__box *region, size_t esize, const void *src
   }
 }
 
+void tsr__copy_box_ordered(int nd, const tsr__box *region, size_t esize, const void *src,
+                           const int64_t src_origin[], const int64_t src_shape[],
+                           const int order[], void *dst, const int64_t dst_origin[],
+                           const int64_t dst_shape[]) {
+  int64_t sstride[TSR_MAX_DIMS], dstride[TSR_MAX_DIMS], s = 1;
+  for (int k = nd - 1; k >= 0; k--) { /* memory position k holds file dimension order[k] */
+    sstride[order[k]] = s;
+    s *= src_shape[order[k]];
+  }
+  dstride[nd - 1] = 1;
+  for (int i = nd - 2; i >= 0; i--) dstride[i] = dstride[i + 1] * dst_shape[i + 1];
+  int64_t rows = 1, row = region->count[nd - 1];
+  for (int i = 0; i < nd - 1; i++) rows *= region->count[i];
+  if (rows == 0 || row == 0) return;
+  int64_t es = (int64_t)esize, idx[TSR_MAX_DIMS] = {0};
+  const char *sp = src;
+  char *dp = dst;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t so = 0, doff = 0;
+    for (int i = 0; i < nd; i++) {
+      int64_t g = region->start[i] + (i < nd - 1 ? idx[i] : 0);
+      so += (g - src_origin[i]) * sstride[i];
+      doff += (g - dst_origin[i]) * dstride[i];
+    }
+    if (sstride[nd - 1] == 1) {
+      memcpy(dp + doff * es, sp + so * es, (size_t)(row * es));
+    } else {
+      for (int64_t x = 0; x < row; x++)
+        memcpy(dp + (doff + x) * es, sp + (so + x * sstride[nd - 1]) * es, esize);
+    }
+    for (int i = nd - 2; i >= 0; i--) {
+      if (++idx[i] < region->count[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
 void tsr__fill_elems(void *dst, const void *fill, size_t esize, int64_t n) {
   if (n <= 0) return;
   char *d = dst;

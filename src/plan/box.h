@@ -26,6 +26,14 @@ int tsr__flat_range_boxes(int nd, const int64_t shape[], int64_t lo, int64_t hi,
 void tsr__copy_box(int nd, const tsr__box *region, size_t esize, const void *src,
                    const int64_t src_origin[], const int64_t src_shape[], void *dst,
                    const int64_t dst_origin[], const int64_t dst_shape[]);
+/* tsr__copy_box from an array C-ordered over the box (src_origin, src_shape)
+ * (both in file order) with its dimensions stored in the order order[]
+ * (slowest first). Rows stay whole memcpy calls when the fastest file
+ * dimension is also the fastest in memory (WRF's XZY). */
+void tsr__copy_box_ordered(int nd, const tsr__box *region, size_t esize, const void *src,
+                           const int64_t src_origin[], const int64_t src_shape[],
+                           const int order[], void *dst, const int64_t dst_origin[],
+                           const int64_t dst_shape[]);
 /* Set n elements of esize bytes to the value at fill. */
 void tsr__fill_elems(void *dst, const void *fill, size_t esize, int64_t n);
 

@@ -184,6 +184,8 @@ void tsr__exchange_free(tsr__exchange *ex) {
   free(ex->recv);
   free(ex->send_segs);
   free(ex->recv_segs);
+  free(ex->send_fl);
+  free(ex->recv_fl);
   free(ex->mybox);
   free(ex->mybox_off);
   memset(ex, 0, sizeof *ex);
@@ -193,15 +195,37 @@ void tsr__exchange_free(tsr__exchange *ex) {
  * region buffer. A packed segment is C-ordered over its own box. */
 static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__tiles *d,
                       const void *src, char *dst) {
+  int64_t es = (int64_t)ex->esize;
+  if (ex->flat) { /* a flat segment is contiguous in the caller's buffer */
+    for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
+      const int64_t *g = &ex->send_fl[2 * s];
+      memcpy(dst, (const char *)src + g[0] * es, (size_t)(g[1] * es));
+      dst += g[1] * es;
+    }
+    return;
+  }
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__box *b = &ex->send_segs[s].box;
-    tsr__copy_box(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, dst, b->start, b->count);
+    if (d->ordered)
+      tsr__copy_box_ordered(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, d->order, dst,
+                            b->start, b->count);
+    else
+      tsr__copy_box(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, dst, b->start, b->count);
     dst += tsr__box_elems(ex->nd, b) * (int64_t)ex->esize;
   }
 }
 
 static void unpack_segs(const tsr__exchange *ex, const tsr__peer *p, const char *msg,
                         char *region) {
+  int64_t es = (int64_t)ex->esize;
+  if (ex->flat) { /* and contiguous in the writer's region (pieces are flat ranges) */
+    for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
+      const int64_t *g = &ex->recv_fl[2 * s];
+      memcpy(region + g[0] * es, msg, (size_t)(g[1] * es));
+      msg += g[1] * es;
+    }
+    return;
+  }
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__seg *g = &ex->recv_segs[s];
     const tsr__box *t = &ex->mybox[g->target];
@@ -214,13 +238,32 @@ static void unpack_segs(const tsr__exchange *ex, const tsr__peer *p, const char 
 /* Data this rank keeps: straight from the caller's memory into the region. */
 static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, const void *src,
                       char *region) {
+  if (ex->flat) { /* my send and receive segments to myself are listed in the same order */
+    const tsr__peer *sp = NULL, *rp = NULL;
+    for (int p = 0; p < ex->nsend; p++)
+      if (ex->send[p].peer == me) sp = &ex->send[p];
+    for (int p = 0; p < ex->nrecv; p++)
+      if (ex->recv[p].peer == me) rp = &ex->recv[p];
+    if (!sp || !rp) return;
+    int64_t es = (int64_t)ex->esize;
+    for (int k = 0; k < sp->nseg && k < rp->nseg; k++) {
+      const int64_t *a = &ex->send_fl[2 * (sp->seg0 + k)], *b = &ex->recv_fl[2 * (rp->seg0 + k)];
+      memcpy(region + b[0] * es, (const char *)src + a[0] * es, (size_t)(a[1] * es));
+    }
+    return;
+  }
   for (int p = 0; p < ex->nrecv; p++) {
     if (ex->recv[p].peer != me) continue;
     for (int s = ex->recv[p].seg0; s < ex->recv[p].seg0 + ex->recv[p].nseg; s++) {
       const tsr__seg *g = &ex->recv_segs[s];
       const tsr__box *t = &ex->mybox[g->target];
-      tsr__copy_box(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count,
-                    region + ex->mybox_off[g->target] * (int64_t)ex->esize, t->start, t->count);
+      char *at = region + ex->mybox_off[g->target] * (int64_t)ex->esize;
+      if (d->ordered)
+        tsr__copy_box_ordered(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count,
+                              d->order, at, t->start, t->count);
+      else
+        tsr__copy_box(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count, at, t->start,
+                      t->count);
     }
   }
 }

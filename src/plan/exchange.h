@@ -25,10 +25,15 @@ typedef struct {
 
 typedef struct tsr__exchange {
   int nd;
+  int flat; /* built by plan/runs.c: segments are flat index ranges, one memcpy each */
   size_t esize;
   int nsend, nrecv;
   tsr__peer *send, *recv;
   tsr__seg *send_segs, *recv_segs;
+  /* Flat exchanges (plan/runs.c) list segments as (offset, length) element
+   * pairs instead: offset in the sender's packed buffer or the writer's
+   * region. 16 bytes a segment, where scattered maps have one per element. */
+  int64_t *send_fl, *recv_fl;
   int64_t send_bytes, stage_bytes; /* excluding data a rank sends itself */
   /* The writer's region: my boxes of the pieces, stored one after the other. */
   int nmybox;

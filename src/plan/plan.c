@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "plan/runs.h"
 #include "tessera.h"
 
 void tsr__plans_free(tsr__plan *p) {
@@ -21,9 +22,15 @@ int tsr__plan_build(const tsr__tiles *t, size_t esize, int phased, tsr__plan *p)
   p->nphases = phased ? p->layout.npieces : 1;
   p->phases = calloc((size_t)p->nphases, sizeof *p->phases);
   if (!p->phases) return TSR_ENOMEM;
+  /* Flat tiles know only their own runs: one collective directory exchange
+   * builds every phase at once (plan/runs.h). */
+  if (t->flat) {
+    int rc = tsr__runs_build_phases(t, &p->layout, esize, phased, p->phases);
+    if (rc) return rc;
+  }
   for (int i = 0; i < p->nphases; i++) {
     int p0 = phased ? i : 0, p1 = phased ? i + 1 : p->layout.npieces;
-    int rc = tsr__exchange_build(t, &p->layout, p0, p1, esize, &p->phases[i]);
+    int rc = t->flat ? 0 : tsr__exchange_build(t, &p->layout, p0, p1, esize, &p->phases[i]);
     if (rc) return rc;
     const tsr__exchange *ex = &p->phases[i];
     if (ex->region_elems > p->max_region_elems) p->max_region_elems = ex->region_elems;

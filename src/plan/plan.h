@@ -22,7 +22,8 @@ typedef struct tsr__plan {
 } tsr__plan;
 
 /* Build the exchanges of @p p (whose layout is set) for tiles @p t: one
- * phase per piece when @p phased, else one. */
+ * phase per piece when @p phased, else one. Collective over t->comm when
+ * the tiles are flat (their exchanges are built through a directory). */
 int tsr__plan_build(const tsr__tiles *t, size_t esize, int phased, tsr__plan *p);
 /* Free a list of plans. */
 void tsr__plans_free(tsr__plan *p);

@@ -5,6 +5,7 @@
 #ifndef TSR_PLAN_TILES_H
 #define TSR_PLAN_TILES_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "plan/box.h"
@@ -17,6 +18,20 @@ typedef struct tsr__tiles {
   tsr__box tile;      /* my tile */
   tsr__box mem;       /* my memory box (contains the tile) */
   int64_t my_elems;
+  /* The memory box is C-ordered over dimensions order[0..ndims) (file
+   * dimension numbers, slowest first) instead of the file's order, e.g.
+   * WRF's a(i,k,j); exchanges pack straight from it. */
+  int ordered;
+  int order[TSR_MAX_DIMS];
+  /* Flat tiles (index maps, several boxes per rank, plan/runs.h): when set,
+   * this rank's elements are the sorted, disjoint runs [runs[2i], runs[2i+1])
+   * of the row-major flat index, held one after the other in the caller's
+   * buffer; `all`, `tile` and `mem` are unused. No rank knows the others'
+   * runs: exchanges are built collectively over @p comm (a directory). */
+  int flat;
+  int64_t nruns;
+  const int64_t *runs;
+  MPI_Comm comm;
 } tsr__tiles;
 
 /* Rank r's tile as a box. */

@@ -43,11 +43,17 @@ static int d_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
   int64_t moff[TSR_MAX_DIMS];
   tsr__memview mem = tsr__decomp_tile_view(d, moff);
   /* put_mode=deferred: the caller keeps buf until flush/close, so the
-   * backend may write from it instead of copying it now. */
-  mem.deferred = f->hints.put_mode_deferred;
-  if (d->my_elems > 0)
+   * backend may write from it instead of copying it now. Not so a buffer
+   * the API layer packed a map or memory order into: the next put reuses it. */
+  mem.deferred = f->hints.put_mode_deferred && buf != f->pack;
+  if (d->tiles.flat) /* runs packed in index order: each run is a few boxes */
+    rc = tsr__write_runs(&s->sink, varid, frame, d, buf, es);
+  else if (d->my_elems > 0)
     rc = tsr__sink_write(&s->sink, varid, frame, d->tile.start, d->tile.count, buf, mem);
-  if (!rc && d->nholes && f->ctx->rank == 0) rc = tsr__write_holes(&s->sink, varid, frame, d);
+  /* Box holes are known to every rank (rank 0 writes them); a flat
+   * decomposition's are found in slabs, each rank writing its own. */
+  if (!rc && d->nholes && (f->ctx->rank == 0 || d->holes_here))
+    rc = tsr__write_holes(&s->sink, varid, frame, d);
   return rc;
 }
 

@@ -30,6 +30,10 @@ typedef struct tsr__strategy_ops {
   /* 1: every rank writes the one shared file, so with more than one rank
    * the backend must be parallel (checked at tsr_create). */
   int needs_parallel_backend;
+  /* 1: put reads a box held in another memory order in place (it packs
+   * through the plan engine, which follows tiles.order); else the API layer
+   * packs the tile into file order first. */
+  int reads_ordered;
   int (*enddef)(tsr_file *f);
   int (*put)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf);
   int (*put_global)(tsr_file *f, int varid, int64_t frame, const void *buf);

@@ -27,7 +27,8 @@ int tsr__plan_phase(tsr_file *f, tsr__sink *sink, const tsr__plan *plan, int pha
   char fill[8];
   tsr__var_fill(&f->schema, varid, fill);
   int rc = tsr__exchange_run(f->ctx->comm, ex, &d->tiles, buf, b->send, b->stage,
-                             ex->nmybox ? b->region : NULL, d->nholes ? fill : NULL,
+                             ex->nmybox ? b->region : NULL,
+                             d->owned_elems < d->total_elems ? fill : NULL,
                              f->hints.exchange_alltoall);
   for (int p = 0; p < ex->nsend; p++)
     if (ex->send[p].peer != f->ctx->rank) f->st.rearranged_bytes += ex->send[p].bytes;
@@ -44,5 +45,22 @@ int tsr__write_holes(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp
   int rc = 0;
   for (int h = 0; h < d->nholes && !rc; h++)
     rc = tsr__sink_write_fill(sink, varid, frame, d->holes[h].start, d->holes[h].count);
+  return rc;
+}
+
+int tsr__write_runs(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp *d,
+                    const void *buf, size_t esize) {
+  const char *at = buf;
+  int rc = 0;
+  for (int64_t r = 0; r < d->tiles.nruns && !rc; r++) {
+    tsr__box bx[2 * TSR_MAX_DIMS];
+    int nb = tsr__flat_range_boxes(d->ndims, d->gsize, d->tiles.runs[2 * r],
+                                   d->tiles.runs[2 * r + 1], bx);
+    for (int b = 0; b < nb && !rc; b++) {
+      rc = tsr__sink_write(sink, varid, frame, bx[b].start, bx[b].count, at,
+                           (tsr__memview){0});
+      at += tsr__box_elems(d->ndims, &bx[b]) * (int64_t)esize;
+    }
+  }
   return rc;
 }

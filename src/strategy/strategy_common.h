@@ -28,5 +28,9 @@ int tsr__plan_phase(tsr_file *f, tsr__sink *sink, const tsr__plan *plan, int pha
 /* Write the fill value over the boxes no rank owns (for strategies where
  * each writer writes only what it owns). Called by the writer given. */
 int tsr__write_holes(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp *d);
+/* Write a flat decomposition's runs (d->tiles.flat) from @p buf, which holds
+ * them packed in index order: each run as the few boxes it spans. */
+int tsr__write_runs(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp *d,
+                    const void *buf, size_t esize);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "plan/plan.h"
 #include "tsr_test.h"
+#include "plan/runs.h"
 
 
 /* A decomposition of an ny x nx (x nz inner) array over a px x py grid of
@@ -186,6 +187,211 @@ static void scenario_flat_range(void) {
     }
 }
 
+/* ---- flat decompositions (plan/runs.h) ---- */
+
+static uint64_t hash64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* Maps: in order (one run per row of a box, cover exact), shuffled (same
+ * runs, spans remember the buffer), holes (-1 skipped), and the errors. */
+static void scenario_runs_map(void) {
+  tsr_test_case("%s", "runs_map");
+  int64_t g[3] = {4, 6, 5}, total = 120, idx[64], n = 0;
+  for (int z = 0; z < 4; z++) /* the box z all, y 2..3, x 1..3 */
+    for (int y = 2; y < 4; y++)
+      for (int x = 1; x < 4; x++) idx[n++] = (z * 6 + y) * 5 + x;
+  tsr__span *s;
+  int64_t ns, ne, *runs, nr;
+  tsr__box cover;
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(idx, n, total, &s, &ns, &ne), 0);
+  TSR_CHECK_EQ_INT(ne, 24);
+  TSR_CHECK(tsr__spans_identity(s, ns));
+  TSR_CHECK_EQ_INT(tsr__runs_from_spans(s, ns, &runs, &nr), 0);
+  TSR_CHECK_EQ_INT(nr, 8); /* one per (z, y) row */
+  TSR_CHECK_EQ_INT(tsr__runs_cover(3, g, runs, nr, &cover), 1);
+  TSR_CHECK_EQ_INT(cover.start[1], 2);
+  TSR_CHECK_EQ_INT(cover.count[1], 2);
+  TSR_CHECK_EQ_INT(cover.start[2], 1);
+  TSR_CHECK_EQ_INT(cover.count[2], 3);
+  free(s);
+  free(runs);
+  for (int64_t i = n - 1; i > 0; i--) { /* shuffle: the same runs, a reordering */
+    int64_t j = (int64_t)(hash64((uint64_t)i) % (uint64_t)(i + 1)), t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+  }
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(idx, n, total, &s, &ns, &ne), 0);
+  TSR_CHECK(!tsr__spans_identity(s, ns));
+  TSR_CHECK_EQ_INT(tsr__runs_from_spans(s, ns, &runs, &nr), 0);
+  TSR_CHECK_EQ_INT(nr, 8);
+  TSR_CHECK_EQ_INT(tsr__runs_cover(3, g, runs, nr, &cover), 1);
+  float buf[64], packed[64], back[64];
+  for (int64_t i = 0; i < n; i++) buf[i] = (float)idx[i];
+  tsr__spans_pack(s, ns, sizeof(float), buf, packed);
+  int sorted = 1;
+  for (int64_t i = 1; i < n; i++) sorted &= packed[i] > packed[i - 1];
+  TSR_CHECK(sorted);
+  tsr__spans_unpack(s, ns, sizeof(float), packed, back);
+  TSR_CHECK(memcmp(back, buf, (size_t)n * sizeof(float)) == 0);
+  free(s);
+  free(runs);
+  /* Holes and skipped positions: runs no longer form a box. */
+  int64_t h[6] = {3, -1, 4, 10, -1, 40};
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(h, 6, total, &s, &ns, &ne), 0);
+  TSR_CHECK_EQ_INT(ne, 4);
+  TSR_CHECK_EQ_INT(tsr__runs_from_spans(s, ns, &runs, &nr), 0);
+  TSR_CHECK_EQ_INT(nr, 3); /* [3,5) [10,11) [40,41) */
+  TSR_CHECK_EQ_INT(tsr__runs_cover(3, g, runs, nr, &cover), 0);
+  free(s);
+  free(runs);
+  int64_t dup[3] = {5, 7, 5}, out1[2] = {0, 120}, out2[2] = {0, -2};
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(dup, 3, total, &s, &ns, &ne), TSR_EDECOMP);
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(out1, 2, total, &s, &ns, &ne), TSR_EDECOMP);
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(out2, 2, total, &s, &ns, &ne), TSR_EDECOMP);
+  TSR_CHECK_EQ_INT(tsr__spans_from_map(NULL, 0, total, &s, &ns, &ne), 0); /* nothing */
+  TSR_CHECK_EQ_INT(ns, 0);
+  free(s);
+}
+
+static void scenario_runs_boxes(void) {
+  tsr_test_case("%s", "runs_boxes");
+  int64_t g[2] = {6, 8};
+  tsr__box b[3] = {{{4, 0}, {1, 8}}, {{0, 2}, {2, 3}}, {{2, 0}, {1, 8}}}; /* rows merge */
+  tsr__span *s;
+  int64_t ns, ne, *runs, nr;
+  TSR_CHECK_EQ_INT(tsr__spans_from_boxes(2, g, 3, b, &s, &ns, &ne), 0);
+  TSR_CHECK_EQ_INT(ne, 22);
+  TSR_CHECK_EQ_INT(tsr__runs_from_spans(s, ns, &runs, &nr), 0);
+  TSR_CHECK_EQ_INT(nr, 4); /* [2,5) [10,13) [16,24) [32,40) */
+  TSR_CHECK_EQ_INT(runs[0], 2);
+  TSR_CHECK_EQ_INT(runs[7], 40);
+  free(s);
+  free(runs);
+  tsr__box o[2] = {{{0, 0}, {2, 2}}, {{1, 1}, {2, 2}}}, r[1] = {{{5, 7}, {1, 2}}};
+  TSR_CHECK_EQ_INT(tsr__spans_from_boxes(2, g, 2, o, &s, &ns, &ne), TSR_EDECOMP);
+  TSR_CHECK_EQ_INT(tsr__spans_from_boxes(2, g, 1, r, &s, &ns, &ne), TSR_EDECOMP);
+}
+
+/* P simulated ranks own scattered columns of a 3-D array (levels fastest,
+ * as MPAS), one rank owns nothing, some columns nobody. Every rank's cut is
+ * announced to the writers, every rank assembles its exchanges, and the data
+ * movement is simulated from each sender's packed buffer into each writer's
+ * region: both sides must agree and every owned point must land in place. */
+static void scenario_runs_exchange(const char *name, int phased, int64_t chunk) {
+  tsr_test_case("%s", name);
+  enum { P = 5 };
+  int64_t g[3] = {6, 7, 4}, total = 6 * 7 * 4; /* (y, x, z): columns are runs of 4 */
+  int64_t *runs[P], nruns[P], *own = malloc((size_t)total * sizeof *own);
+  for (int64_t c = 0; c < 42; c++) {
+    int o = (int)(hash64((uint64_t)c) % (P + 1)); /* P: nobody */
+    if (o == 3) o = 4;                           /* rank 3 owns nothing */
+    for (int z = 0; z < 4; z++) own[c * 4 + z] = o == P ? -1 : o;
+  }
+  for (int r = 0; r < P; r++) {
+    runs[r] = malloc(sizeof(int64_t) * (size_t)(2 * total));
+    nruns[r] = 0;
+    for (int64_t i = 0; i < total; i++) {
+      if (own[i] != r) continue;
+      if (nruns[r] && runs[r][2 * nruns[r] - 1] == i) runs[r][2 * nruns[r] - 1]++;
+      else runs[r][2 * nruns[r]] = i, runs[r][2 * nruns[r] + 1] = i + 1, nruns[r]++;
+    }
+  }
+  tsr__layout L;
+  int writers[3] = {4, 0, 2};
+  if (phased) TSR_CHECK_EQ_INT(tsr__layout_chunks(3, g, chunk, 1, &L), 0);
+  else TSR_CHECK_EQ_INT(tsr__layout_slabs(3, g, 3, writers, &L), 0);
+  int np = L.npieces, nph = phased ? np : 1;
+  int64_t *plo = malloc(sizeof(int64_t) * (size_t)np), *phi = malloc(sizeof(int64_t) * (size_t)np);
+  tsr__layout_flat(3, g, &L, plo, phi);
+  for (int p = 1; p < np; p++) TSR_CHECK_EQ_INT(plo[p], phi[p - 1]);
+  TSR_CHECK_EQ_INT(phi[np - 1], total);
+  tsr__rseg *cut[P];
+  int64_t ncut[P];
+  for (int r = 0; r < P; r++) TSR_CHECK_EQ_INT(tsr__runs_cut(runs[r], nruns[r], np, plo, phi, &cut[r], &ncut[r]), 0);
+  tsr__exchange *ex[P];
+  for (int w = 0; w < P; w++) { /* what each source announces to w, in source order */
+    int64_t rcount[P], *rlohi = malloc(sizeof(int64_t) * (size_t)(2 * total + 2)), at = 0;
+    for (int s = 0; s < P; s++) {
+      rcount[s] = 0;
+      for (int64_t i = 0; i < ncut[s]; i++)
+        if (L.writers[cut[s][i].piece] == w) {
+          rlohi[2 * at] = cut[s][i].lo;
+          rlohi[2 * at + 1] = cut[s][i].hi;
+          at++;
+          rcount[s]++;
+        }
+    }
+    ex[w] = calloc((size_t)nph, sizeof **ex);
+    TSR_CHECK_EQ_INT(tsr__runs_assemble(w, 3, &L, plo, phi, cut[w], ncut[w], P, rcount, rlohi, 4, phased, ex[w]), 0);
+    free(rlohi);
+  }
+  int64_t placed = 0, bad = 0;
+  for (int ph = 0; ph < nph; ph++)
+    for (int w = 0; w < P; w++) {
+      const tsr__exchange *we = &ex[w][ph];
+      int32_t *region = malloc(sizeof(int32_t) * (size_t)(we->region_elems + 1));
+      for (int64_t i = 0; i < we->region_elems; i++) region[i] = -1;
+      for (int q = 0; q < we->nrecv; q++) {
+        const tsr__peer *rp = &we->recv[q];
+        const tsr__exchange *se = &ex[rp->peer][ph];
+        const tsr__peer *sp = NULL;
+        for (int k = 0; k < se->nsend; k++)
+          if (se->send[k].peer == w) sp = &se->send[k];
+        TSR_CHECK(sp != NULL);
+        if (!sp) continue;
+        TSR_CHECK_EQ_INT(sp->nseg, rp->nseg);
+        TSR_CHECK_EQ_INT(sp->bytes, rp->bytes);
+        for (int k = 0; k < rp->nseg && k < sp->nseg; k++) {
+          const int64_t *a = &se->send_fl[2 * (sp->seg0 + k)], *b = &we->recv_fl[2 * (rp->seg0 + k)];
+          TSR_CHECK_EQ_INT(a[1], b[1]);
+          /* The sender's packed buffer holds value = flat index. */
+          for (int64_t e = 0; e < a[1]; e++) {
+            int64_t srcpos = a[0] + e, gidx = -1, acc = 0;
+            for (int64_t r = 0; r < nruns[rp->peer]; r++) {
+              int64_t len = runs[rp->peer][2 * r + 1] - runs[rp->peer][2 * r];
+              if (srcpos < acc + len) {
+                gidx = runs[rp->peer][2 * r] + srcpos - acc;
+                break;
+              }
+              acc += len;
+            }
+            region[b[0] + e] = (int32_t)gidx;
+          }
+        }
+      }
+      /* Region position -> flat index through my boxes, one after the other. */
+      for (int t = 0; t < we->nmybox; t++) {
+        tsr__box bx = we->mybox[t];
+        int64_t e = tsr__box_elems(3, &bx);
+        int64_t lo = (bx.start[0] * g[1] + bx.start[1]) * g[2] + bx.start[2];
+        for (int64_t i = 0; i < e; i++) {
+          int64_t gi = lo + i, got = region[we->mybox_off[t] + i];
+          if (own[gi] >= 0) bad += got != gi, placed++;
+          else bad += got != -1;
+        }
+      }
+      free(region);
+    }
+  int64_t owned = 0;
+  for (int64_t i = 0; i < total; i++) owned += own[i] >= 0;
+  TSR_CHECK_EQ_INT(bad, 0);
+  TSR_CHECK_EQ_INT(placed, owned);
+  for (int r = 0; r < P; r++) {
+    for (int ph = 0; ph < nph; ph++) tsr__exchange_free(&ex[r][ph]);
+    free(ex[r]);
+    free(cut[r]);
+    free(runs[r]);
+  }
+  free(plo);
+  free(phi);
+  free(own);
+  tsr__layout_free(&L);
+}
+
 int main(int argc, char **argv) {
   const char *only = argc > 1 ? argv[1] : NULL;
 #define RUN(name, call) \
@@ -198,6 +404,10 @@ int main(int argc, char **argv) {
       scenario_slabs("slabs_more_writers_than_rows", 2, (int64_t[]){3, 8}, 1, 2, -1, 5));
   RUN("chunks_2d", scenario_chunks("chunks_2d", 2, (int64_t[]){17, 9}, 3, 2, 40));
   RUN("chunks_3d", scenario_chunks("chunks_3d", 3, (int64_t[]){4, 6, 5}, 2, 2, 7));
+  RUN("runs_map", scenario_runs_map());
+  RUN("runs_boxes", scenario_runs_boxes());
+  RUN("runs_exchange_slabs", scenario_runs_exchange("runs_exchange_slabs", 0, 0));
+  RUN("runs_exchange_chunks", scenario_runs_exchange("runs_exchange_chunks", 1, 13));
   char name[128];
   snprintf(name, sizeof name, "test_plan %s", only ? only : "all");
   return tsr_test_verdict(name);
