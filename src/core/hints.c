@@ -26,6 +26,7 @@
 
 #include "backend/backend.h"
 #include "core/log.h"
+#include "server/server_transport.h"
 #include "strategy/strategy.h"
 #include "tessera.h"
 
@@ -66,6 +67,8 @@ typedef struct {
 static const registry_ref strategies = {tsr__strategy_known, tsr__strategy_count,
                                         tsr__strategy_name_at};
 static const registry_ref backends = {tsr__backend_known, tsr__backend_count, tsr__backend_name_at};
+static const registry_ref transports = {tsr__transport_known, tsr__transport_count,
+                                        tsr__transport_name_at};
 
 enum { T_CHOICE, T_SIZE, T_INT, T_NAME };
 
@@ -105,11 +108,13 @@ static const key_info keys[] = {
     {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
     {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
+    {"transport", TSR__H_TRANSPORT, T_NAME, FIELD(transport), NULL, 0, &transports, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 /* Keys that must be the same for every file: servers exist before any file. */
-static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS};
+static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
+                                       TSR__H_TRANSPORT};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])
 
 /* MPI-IO (ROMIO, Cray MPICH) and PnetCDF hints passed to MPI_Info verbatim. */

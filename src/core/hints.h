@@ -41,7 +41,8 @@ enum {
   TSR__H_EXCHANGE = 1u << 13,
   TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
   TSR__H_CLOBBER = 1u << 15,
-  TSR__H_SAFE_MODE = 1u << 16
+  TSR__H_SAFE_MODE = 1u << 16,
+  TSR__H_TRANSPORT = 1u << 17
 };
 
 typedef struct tsr__hints {
@@ -65,6 +66,8 @@ typedef struct tsr__hints {
                                   | 1 (every define call agreed) */
   int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
                                   writes the path) | force (1: no lock) */
+  char transport[TSR__NAME_MAX]; /* transport= a name of the servers' transport table
+                                   (p2p, rma); "" = the table's first (tsr_init only) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

@@ -47,9 +47,10 @@ typedef struct {
 } tsr__srv_cfile;
 
 /* A model rank's state: index @p m, a ring of @p ring_bytes (allocated at the
- * first hand-off), the p2p transport over L->wcomm (owned from now on). */
+ * first hand-off), the transport @p tp over L->wcomm (both owned from now on:
+ * tsr__srv_client_free frees them, collectively over L->wcomm). */
 int tsr__srv_client_new(const tsr__srv_layout *L, int m, int64_t ring_bytes,
-                        tsr__srv_client **out);
+                        const tsr__transport *tp, tsr__srv_client **out);
 void tsr__srv_client_free(tsr__srv_client *cl);
 
 /* ---- server_handoff.c: pack a tile (or replicated data) into the ring and

@@ -21,7 +21,7 @@ typedef struct {
   int nreg, reg0, regcap; /* FIFO of regions: [start, end) and their open sends */
   tsr__srv_region *regs;
   int nreq, req0, reqcap; /* FIFO of sends, oldest first */
-  MPI_Request *reqs;
+  tsr__tp_req *reqs;
 } tsr__srv_ring;
 
 /* Reserve @p n contiguous bytes, waiting for old sends while the ring is
