@@ -8,8 +8,12 @@
  * and writes a history file every K steps. It prints, per strategy, the wall
  * time, compute time, output time blocked per frame and the drain at
  * finalize; for `servers` it also times a memcpy of the same tile bytes on
- * the same rank into a warm buffer, and prints the ratio. This is a
- * benchmark, not a test: CTest only runs it once as a smoke test. */
+ * the same rank into a warm buffer, and prints the ratio. `rma` is `servers`
+ * again with transport=rma (servers fetch the ring with MPI_Get); with
+ * --repeat R the two transports run R times, alternating, and the ratios are
+ * printed as median and range over the runs, since a loaded machine moves
+ * single figures more than the transports differ. This is a benchmark, not a
+ * test: CTest only runs it once as a smoke test. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +24,7 @@
 
 typedef struct {
   int64_t nx, ny, nz;
-  int nvars, steps, every, sweeps, groups, tasks, keep;
+  int nvars, steps, every, sweeps, groups, tasks, keep, repeat;
   char backend[16], dir[400], only[64];
 } options;
 
@@ -47,11 +51,11 @@ static void usage(void) {
   fprintf(stderr,
           "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
           "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
-          "       --only servers|serial|direct]\n");
+          "       --only servers|serial|direct|rma --repeat R]\n");
 }
 
 static int parse(int argc, char **argv, options *o) {
-  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, "netcdf", ".", ""};
+  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, 1, "netcdf", ".", ""};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT_I(name, field)                \
@@ -62,7 +66,7 @@ static int parse(int argc, char **argv, options *o) {
   }
     OPT_I("--nx", nx) OPT_I("--ny", ny) OPT_I("--nz", nz) OPT_I("--vars", nvars)
     OPT_I("--steps", steps) OPT_I("--every", every) OPT_I("--sweeps", sweeps)
-    OPT_I("--groups", groups) OPT_I("--tasks", tasks)
+    OPT_I("--groups", groups) OPT_I("--tasks", tasks) OPT_I("--repeat", repeat)
 #undef OPT_I
     if (!strcmp(a, "--backend") && v) {
       snprintf(o->backend, sizeof o->backend, "%s", argv[++i]);
@@ -151,9 +155,10 @@ static int output(tsr_ctx *ctx, const options *o, const char *strategy, int fram
 static int run(const options *o, const char *strategy, result *r) {
   memset(r, 0, sizeof *r);
   char hints[256];
-  if (!strcmp(strategy, "servers"))
-    snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s",
-             o->groups, o->tasks, o->backend);
+  if (!strcmp(strategy, "servers") || !strcmp(strategy, "rma"))
+    snprintf(hints, sizeof hints,
+             "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s", o->groups,
+             o->tasks, o->backend, strcmp(strategy, "rma") ? "p2p" : "rma");
   else
     snprintf(hints, sizeof hints, "strategy=%s", strategy);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -252,16 +257,32 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  const char *names[3] = {"servers", "serial", "direct"};
-  result r[3];
-  int ok[3] = {0, 0, 0}, failed = 0;
-  for (int s = 0; s < 3; s++) {
-    if (o.only[0] && strcmp(o.only, names[s])) continue;
-    int rc = run(&o, names[s], &r[s]);
-    ok[s] = rc == 0;
-    if (rc && rc != TSR_ENOTBUILT) failed = 1;
-    if (rc && rank == 0) fprintf(stderr, "%s: %s\n", names[s], tsr_strerror(rc));
-  }
+  /* rma: strategy=servers with transport=rma. */
+  enum { NS = 4, RMA = 3, MAXREP = 64 };
+  const char *names[NS] = {"servers", "serial", "direct", "rma"};
+  result r[NS];
+  int ok[NS] = {0, 0, 0, 0}, failed = 0;
+  int reps = o.repeat < 1 ? 1 : o.repeat > MAXREP ? MAXREP : o.repeat;
+  /* Per run of each transport: blocked/memcpy and tsr_put/memcpy (medians
+   * over frames), compute time. */
+  double ratio[2][MAXREP], putr[2][MAXREP], comp[2][MAXREP];
+  int nrep[2] = {0, 0};
+  for (int rep = 0; rep < reps; rep++)
+    for (int s = 0; s < NS; s++) {
+      int transport = s == 0 ? 0 : s == RMA ? 1 : -1;
+      if (o.only[0] && strcmp(o.only, names[s])) continue;
+      if (transport < 0 && rep > 0) continue; /* serial and direct: once */
+      int rc = run(&o, names[s], &r[s]);
+      ok[s] = rc == 0;
+      if (rc && rc != TSR_ENOTBUILT) failed = 1;
+      if (rc && rank == 0) fprintf(stderr, "%s: %s\n", names[s], tsr_strerror(rc));
+      if (ok[s] && transport >= 0 && r[s].med_memcpy > 0) {
+        int k = nrep[transport]++;
+        ratio[transport][k] = r[s].med_blocked / r[s].med_memcpy;
+        putr[transport][k] = r[s].med_put / r[s].med_memcpy;
+        comp[transport][k] = r[s].compute;
+      }
+    }
   if (rank == 0) {
     double mb = (double)(o.nx * o.ny * o.nz) * o.nvars * 4 / 1048576.0;
     printf("tessera-servers-bench: %d ranks, %lldx%lldx%lld x %d vars (%.1f MB per frame), "
@@ -270,7 +291,7 @@ int main(int argc, char **argv) {
            o.every, o.groups, o.tasks, o.backend);
     printf("%-8s %5s %8s %9s %9s %8s %22s %22s\n", "strategy", "model", "wall_s",
            "compute_s", "blocked_s", "drain_s", "blocked/frame mean|med", "put/frame mean|med");
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < NS; s++) {
       if (!ok[s]) continue;
       double fr = r[s].frames ? r[s].frames : 1;
       printf("%-8s %5d %8.3f %9.3f %9.4f %8.4f %10.3f |%7.3f ms %10.3f |%7.3f ms\n", names[s],
@@ -286,6 +307,20 @@ int main(int argc, char **argv) {
              "%.2f, median %.2f)\n",
              cp > 0 ? r[0].blocked / fr / cp : 0, mc > 0 ? r[0].med_blocked / mc : 0,
              cp > 0 ? r[0].blocked_put / fr / cp : 0, mc > 0 ? r[0].med_put / mc : 0);
+    }
+    /* Side by side: the transports over every run (median [min..max]). */
+    for (int tr = 0; tr < 2; tr++) {
+      int n = nrep[tr];
+      if (!n) continue;
+      double a[MAXREP], b[MAXREP], c[MAXREP];
+      memcpy(a, ratio[tr], (size_t)n * sizeof *a);
+      memcpy(b, putr[tr], (size_t)n * sizeof *b);
+      memcpy(c, comp[tr], (size_t)n * sizeof *c);
+      double ma = median(a, n), mbm = median(b, n), mcm = median(c, n);
+      printf("transport=%s: %d runs: blocked/memcpy per frame median %.2f [%.2f..%.2f], "
+             "tsr_put/memcpy %.2f [%.2f..%.2f], compute_s %.3f [%.3f..%.3f]\n",
+             tr ? "rma" : "p2p", n, ma, a[0], a[n - 1], mbm, b[0], b[n - 1], mcm, c[0],
+             c[n - 1]);
     }
     if (ok[0] && ok[1]) printf("wall servers/serial = %.2f\n", r[0].wall / r[1].wall);
     if (ok[0] && ok[2]) printf("wall servers/direct = %.2f\n", r[0].wall / r[2].wall);

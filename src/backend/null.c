@@ -1,30 +1,50 @@
 /* Null backend: accepts every block and discards it, creates no file and
  * never fails. It measures Tessera's data movement (gathers, exchanges,
- * server shipping) without any file system in the way. */
-#include "backend/backend.h"
+ * server shipping) without any file system in the way (it leaves an empty
+ * file, so that the file appears as every file does). With the hint
+ * null_delay_ms=N it sleeps N ms per block: a slow file system, so tests can
+ * make writers (I/O servers) fall behind without a slow disk. */
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
 
-/* One shared, stateless handle: there is nothing per file to keep, and not
- * allocating means create cannot fail. */
+#include "backend/backend.h"
+#include "core/hints.h"
+
+/* Handles are shared and stateless, one per delay in use: there is nothing
+ * per file to keep, and not allocating means create cannot fail. */
 struct tsr__bfile {
-  int unused;
+  int delay_ms;
 };
 static tsr__bfile null_file;
 
 static int null_create(MPI_Comm comm, const char *path, const tsr__schema *s,
                        const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
-  (void)comm;
-  (void)path;
   (void)s;
-  (void)h;
   (void)err;
+  /* An empty file under the name asked for (the sink's temporary), so that
+   * the atomic-file protocol can rename it into place like any other. */
+  int me = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &me);
+  int fd = me == 0 && path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+  if (fd >= 0) close(fd);
+  enum { NSLOW = 8 };
+  static tsr__bfile slow[NSLOW]; /* delays seen in this process, each its own handle */
   *out = &null_file;
+  if (!h || h->null_delay_ms <= 0) return 0;
+  for (int i = 0; i < NSLOW; i++)
+    if (slow[i].delay_ms == h->null_delay_ms || slow[i].delay_ms == 0) {
+      slow[i].delay_ms = h->null_delay_ms;
+      *out = &slow[i];
+      return 0;
+    }
+  *out = &slow[NSLOW - 1]; /* more distinct delays than slots: the last slot's */
   return 0;
 }
 
 static int null_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                             const int64_t count[], const void *buf, tsr__memview mem,
                             tsr__berr *err) {
-  (void)bf;
   (void)varid;
   (void)frame;
   (void)start;
@@ -32,6 +52,10 @@ static int null_write_block(tsr__bfile *bf, int varid, int64_t frame, const int6
   (void)buf;
   (void)mem;
   (void)err;
+  if (bf->delay_ms > 0) {
+    struct timespec ts = {bf->delay_ms / 1000, (long)(bf->delay_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   return 0;
 }
 

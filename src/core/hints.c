@@ -56,6 +56,7 @@ static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}}
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
+static const choice precision_choices[] = {{"native", 0}, {"float", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -109,12 +110,15 @@ static const key_info keys[] = {
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
     {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
     {"transport", TSR__H_TRANSPORT, T_NAME, FIELD(transport), NULL, 0, &transports, 0},
+    {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL, 1024, NULL, 1},
+    {"precision", TSR__H_PRECISION, T_CHOICE, FIELD(precision_float), precision_choices, 0, NULL, 0},
+    {"null_delay_ms", TSR__H_NULL_DELAY, T_INT, FIELD(null_delay_ms), NULL, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 /* Keys that must be the same for every file: servers exist before any file. */
 static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
-                                       TSR__H_TRANSPORT};
+                                       TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])
 
 /* MPI-IO (ROMIO, Cray MPICH) and PnetCDF hints passed to MPI_Info verbatim. */

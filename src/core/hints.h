@@ -42,7 +42,10 @@ enum {
   TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
   TSR__H_CLOBBER = 1u << 15,
   TSR__H_SAFE_MODE = 1u << 16,
-  TSR__H_TRANSPORT = 1u << 17
+  TSR__H_TRANSPORT = 1u << 17,
+  TSR__H_SERVER_BUFFER = 1u << 18,
+  TSR__H_PRECISION = 1u << 19,
+  TSR__H_NULL_DELAY = 1u << 20
 };
 
 typedef struct tsr__hints {
@@ -68,6 +71,12 @@ typedef struct tsr__hints {
                                   writes the path) | force (1: no lock) */
   char transport[TSR__NAME_MAX]; /* transport= a name of the servers' transport table
                                    (p2p, rma); "" = the table's first (tsr_init only) */
+  int64_t server_buffer_bytes; /* server_buffer_bytes= size, 0 (default) = unbounded: a
+                                  server's memory for data in flight (tsr_init only) */
+  int precision_float;         /* precision= native (0, default) | float (1): double memory
+                                  put into float variables is converted before the hand-off */
+  int null_delay_ms;           /* null_delay_ms= N >= 0: the null backend sleeps N ms per
+                                  block (a slow backend for tests) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

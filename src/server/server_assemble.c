@@ -74,6 +74,7 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
     const tsr__box *box = &L->boxes[b];
     int64_t belems = tsr__box_elems(nd, box), covered = 0;
     if (keep && (rc = tsr__srv_buf_grow(&s->slab, belems * (int64_t)es))) keep = 0;
+    tsr__srv_note_memory(s);
     for (int m = 0; m < M; m++) {
       tile_of(&s->hdrs[m], &t);
       if (tsr__srv_slab_piece(L, b, nd, &t, &x)) covered += tsr__box_elems(nd, &x);
@@ -122,7 +123,8 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
     tsr__var_shape(&sf->schema, h0->varid, shape);
     /* The clients cut their tiles along the same layout (same shape, type
      * and slab_bytes), so pieces arrive in the order the boxes are walked. */
-    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, h0->nd, shape, es, sf->hints.slab_bytes, &L);
+    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, h0->nd, shape, es,
+                            tsr__srv_slab_bytes(sf->hints.slab_bytes, s->chunk), &L);
   }
   if (err) {
     drop_pieces(s);

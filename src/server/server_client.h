@@ -33,6 +33,8 @@ struct tsr__server_client {
   tsr__srv_stream *streams;
   int nstreams;
   double server_writer_s; /* max over the replies this rank received */
+  int64_t server_peak;    /* the servers' peak memory, max over the replies received */
+  int64_t chunk; /* server_buffer_bytes/4: the largest message a server accepts (0 = any) */
 };
 typedef struct tsr__server_client tsr__srv_client;
 

@@ -30,25 +30,59 @@ static int send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, in
   return err;
 }
 
-/* Parallel backends: one message, header + [holes] + the tile, to this
- * rank's server. Model rank 0 adds the holes: the root writes them with the
- * fill value, as rank 0 does in strategy=direct. */
-static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hdr *h,
-                     const tsr_decomp *d, const void *buf, size_t es) {
-  h->nholes = cl->m == 0 ? d->nholes : 0;
+/* One message of a parallel round: header + [holes] + box @p x of the tile. */
+static int put_box(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
+                   const tsr_decomp *d, const tsr__box *x, const void *buf, size_t es) {
   int64_t hbytes = (int64_t)h->nholes * (int64_t)sizeof(tsr__box);
-  int64_t data = d->my_elems * (int64_t)es;
+  int64_t data = tsr__box_elems(d->ndims, x) * (int64_t)es;
   int64_t len = (int64_t)sizeof *h + hbytes + data;
   if (len > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, cf->server);
   int64_t off = tsr__ring_reserve(&cl->ring, len);
   if (off < 0) return send_failed(cl, h, TSR_ENOMEM, cf->server);
   char *p = cl->ring.buf + off;
-  memcpy(p, h, sizeof *h);
-  if (hbytes) memcpy(p + sizeof *h, d->holes, (size_t)hbytes);
+  tsr__wire_hdr hx = *h;
+  for (int i = 0; i < d->ndims; i++) {
+    hx.start[i] = x->start[i];
+    hx.count[i] = x->count[i];
+  }
+  memcpy(p, &hx, sizeof hx);
+  if (hbytes) memcpy(p + sizeof hx, d->holes, (size_t)hbytes);
   if (data)
-    tsr__copy_box(d->ndims, &d->tile, es, buf, d->mem.start, d->mem.count, p + sizeof *h + hbytes,
-                  d->tile.start, d->tile.count);
+    tsr__copy_box(d->ndims, x, es, buf, d->mem.start, d->mem.count, p + sizeof hx + hbytes,
+                  x->start, x->count);
   return tsr__ring_send(&cl->ring, off, len, cf->server, TSR__WIRE_TAG_HDR);
+}
+
+/* Parallel backends: header + [holes] + the tile, to this rank's server.
+ * Model rank 0 adds the holes: the root writes them with the fill value, as
+ * rank 0 does in strategy=direct. When the servers' memory is bounded
+ * (server_buffer_bytes) and the message would be larger than a server
+ * accepts, the tile goes as nparts messages of sub-boxes (the plan engine's
+ * chunks of the tile), the holes with the first. */
+static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hdr *h,
+                     const tsr_decomp *d, const void *buf, size_t es) {
+  h->nholes = cl->m == 0 ? d->nholes : 0;
+  h->nparts = 1;
+  int64_t hbytes = (int64_t)h->nholes * (int64_t)sizeof(tsr__box);
+  int64_t len = (int64_t)sizeof *h + hbytes + d->my_elems * (int64_t)es;
+  if (!cl->chunk || len <= cl->chunk || d->my_elems == 0)
+    return put_box(cl, cf, h, d, &d->tile, buf, es);
+  int64_t room = cl->chunk - (int64_t)sizeof *h - hbytes;
+  tsr__layout L;
+  memset(&L, 0, sizeof L);
+  int rc = tsr__layout_chunks(d->ndims, d->tile.count, room > (int64_t)es ? room / (int64_t)es : 1,
+                              0, &L);
+  if (rc) return send_failed(cl, h, rc, cf->server);
+  h->nparts = tsr__srv_slab_count(&L);
+  for (int b = 0; b < h->nparts; b++) {
+    tsr__box x = L.boxes[b];
+    for (int i = 0; i < d->ndims; i++) x.start[i] += d->tile.start[i];
+    int r = put_box(cl, cf, h, d, &x, buf, es);
+    if (r && !rc) rc = r; /* the later parts still go (failed ones as error headers) */
+    h->nholes = 0;
+  }
+  tsr__layout_free(&L);
+  return rc;
 }
 
 /* Serial backends: the root assembles the variable slab by slab, so the tile
@@ -57,7 +91,8 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
 static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                       tsr__wire_hdr *h, const tsr_decomp *d, const void *buf, size_t es) {
   const tsr__layout *L;
-  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, d->ndims, d->gsize, es, hints->slab_bytes, &L);
+  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, d->ndims, d->gsize, es,
+                             tsr__srv_slab_bytes(hints->slab_bytes, cl->chunk), &L);
   if (rc) return send_failed(cl, h, rc, cf->server);
   int nb = tsr__srv_slab_count(L);
   int64_t len = tsr__wire_align(sizeof *h), maxpiece = 0;

@@ -83,11 +83,14 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     return rc;
   }
   if (!server) {
+    cl->chunk = h->server_buffer_bytes / 4;
     ctx->servers = cl;
     *model_comm = part;
     return 0;
   }
 
+  s.bound = h->server_buffer_bytes;
+  s.chunk = s.bound / 4;
   s.g = g;
   s.t = index % L.T;
   s.index = index;

@@ -25,6 +25,12 @@ static tsr__srv_file *find(tsr__srv_server *s, int id) {
   return NULL;
 }
 
+void tsr__srv_note_memory(tsr__srv_server *s) {
+  int64_t held = s->in.cap + s->slab.cap;
+  for (const tsr__srv_file *sf = s->files; sf; sf = sf->next) held += tsr__sink_pending(&sf->sink);
+  if (held > s->peak) s->peak = held;
+}
+
 double tsr__srv_writer_total(const tsr__srv_server *s) {
   double w = s->writer_s;
   for (const tsr__srv_file *sf = s->files; sf; sf = sf->next) w += sf->st.writer_s;
@@ -91,6 +97,10 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
     rc = tsr__schema_unpack(p + sizeof(tsr__hints) + h->len_path, (size_t)h->len_schema,
                             &sf->schema);
   if (!rc) sf->st.alignment = tsr__stats_alignment(&sf->hints);
+  /* Bounded server memory: the backend may buffer at most half of it (the
+   * drain rule then drains before a round that would go past). */
+  if (!rc && s->bound > 0 && sf->hints.buffer_bytes > s->bound / 2)
+    sf->hints.buffer_bytes = s->bound / 2;
   if (!rc && !sf->parallel) rc = tsr__srv_slabs_init(&sf->slabs, sf->schema.nvars);
   if (ops) tsr__sink_init(&sf->sink, ops, &sf->hints, &sf->st, &sf->berr);
   if (sf->parallel) {
@@ -131,6 +141,23 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
   if (rc) sf->lerr = rc;
 }
 
+/* One client's tile, its first message in s->in: with bounded server memory
+ * the client cut it into nparts messages (sub-boxes), taken one by one. */
+static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
+  tsr__wire_hdr h;
+  memcpy(&h, s->in.p, sizeof h);
+  put_one(s, sf);
+  tsr__srv_note_memory(s);
+  for (int k = 1; k < h.nparts; k++) {
+    if (tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_HDR, &s->in)) {
+      if (!sf->lerr) sf->lerr = TSR_EMPI;
+      continue;
+    }
+    put_one(s, sf);
+    tsr__srv_note_memory(s);
+  }
+}
+
 /* A parallel PUT round: one message from each of this server's clients (the
  * first one's came with the op). Before anything is written, the group
  * agrees on earlier errors and, by the sink's one rule, on draining the
@@ -149,13 +176,13 @@ static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
     if (rc) tsr__srv_fail(sf, rc);
     else if (drain_err) sf->lerr = drain_err;
   }
-  put_one(s, sf);
+  put_client(s, sf, tsr__srv_model_rank(&s->L, s->blo));
   for (int c = s->blo + 1; c < s->bhi; c++) {
     if (tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, c), TSR__WIRE_TAG_HDR, &s->in)) {
       if (!sf->lerr) sf->lerr = TSR_EMPI;
       continue;
     }
-    put_one(s, sf);
+    put_client(s, sf, tsr__srv_model_rank(&s->L, c));
   }
 }
 

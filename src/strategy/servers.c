@@ -138,15 +138,20 @@ static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
   if (!rc) rc = tsr__tp_recv(&cl->tp, src, TSR__WIRE_TAG_ACK, r, sizeof *r);
   if (rc) return TSR_EMPI;
   if (r->writer_s > cl->server_writer_s) cl->server_writer_s = r->writer_s;
+  if (r->peak_bytes > cl->server_peak) cl->server_peak = r->peak_bytes;
   return 0;
 }
 
-/* Every model rank learns the largest server writer time heard of. */
+/* Every model rank learns the largest server writer time and server memory
+ * peak heard of (a peak below 2^53 bytes travels exactly as a double). */
 static void share_writer_time(tsr_ctx *ctx) {
-  double mine = ctx->servers->server_writer_s, all = mine;
-  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
-  ctx->servers->server_writer_s = all;
-  ctx->stats.server_writer_s = all;
+  tsr__srv_client *cl = ctx->servers;
+  double mine[2] = {cl->server_writer_s, (double)cl->server_peak}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  cl->server_writer_s = all[0];
+  cl->server_peak = (int64_t)all[1];
+  ctx->stats.server_writer_s = all[0];
+  ctx->stats.server_peak_bytes = cl->server_peak;
 }
 
 /* An error of an earlier file that model rank 0 has not reported yet. */
@@ -202,6 +207,8 @@ static int v_close(tsr_file *f) {
   int earlier = earlier_error(f, TSR__NOTES_NOW);
   if (cl->server_writer_s > f->ctx->stats.server_writer_s)
     f->ctx->stats.server_writer_s = cl->server_writer_s;
+  if (cl->server_peak > f->ctx->stats.server_peak_bytes)
+    f->ctx->stats.server_peak_bytes = cl->server_peak;
   free_state(f);
   return rc ? rc : earlier;
 }
