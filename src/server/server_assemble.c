@@ -39,13 +39,15 @@ static int contiguous_in(int nd, const tsr__box *x, const tsr__box *b, int64_t *
 static int take_piece(tsr__srv_server *s, int nd, int m, const tsr__box *x, const tsr__box *b,
                       size_t es, int keep) {
   int src = tsr__srv_model_rank(&s->L, m);
+  int f64 = s->hdrs[m].wire_f64; /* doubles of a float variable: converted here */
   int64_t n = tsr__box_elems(nd, x), off;
-  if (keep && contiguous_in(nd, x, b, &off))
+  if (keep && !f64 && contiguous_in(nd, x, b, &off))
     return tsr__tp_recv(&s->tp, src, TSR__WIRE_TAG_DATA, (char *)s->slab.p + off * (int64_t)es,
                         n * (int64_t)es);
   int rc = tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_DATA, &s->in);
   if (rc || !keep) return rc;
-  if (s->in.len != n * (int64_t)es) return TSR_EINVAL;
+  if (s->in.len != n * (int64_t)(f64 ? sizeof(double) : es)) return TSR_EINVAL;
+  if (f64) tsr__doubles_to_floats(s->in.p, n);
   tsr__copy_box(nd, x, es, s->in.p, x->start, x->count, s->slab.p, b->start, b->count);
   return 0;
 }

@@ -56,10 +56,11 @@ int tsr__srv_client_new(const tsr__srv_layout *L, int m, int64_t ring_bytes,
 void tsr__srv_client_free(tsr__srv_client *cl);
 
 /* ---- server_handoff.c: pack a tile (or replicated data) into the ring and
- * start its sends; returns at once. ---- */
+ * start its sends; returns at once. @p esize: the variable's element size;
+ * @p f64: buf holds doubles of a float variable (tsr_put_typed). ---- */
 int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                          const tsr__wire_hdr *h, const struct tsr_decomp *d, const void *buf,
-                         size_t esize);
+                         size_t esize, int f64);
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                             const void *buf, int64_t bytes);
 /* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL). */

@@ -129,6 +129,7 @@ int tsr__ring_send(tsr__srv_ring *r, int64_t off, int64_t len, int dest, int tag
   int k = (r->req0 + r->nreq) % r->reqcap;
   int rc = tsr__tp_isend(r->tp, r->buf + off, len, dest, tag, &r->reqs[k]);
   if (rc) return rc;
+  r->sent += len;
   r->nreq++;
   r->regs[(r->reg0 + r->nreg - 1) % r->regcap].open++;
   return 0;

@@ -18,6 +18,7 @@ typedef struct {
   char *buf;
   int64_t cap, head, tail, peak;
   int64_t touched;        /* high-water mark: pages below it are warm */
+  int64_t sent;           /* bytes handed to the transport so far */
   int nreg, reg0, regcap; /* FIFO of regions: [start, end) and their open sends */
   tsr__srv_region *regs;
   int nreq, req0, reqcap; /* FIFO of sends, oldest first */

@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
   int src;     /* rank of the sender in the transport's communicator */
@@ -125,6 +126,19 @@ typedef struct {
 } tsr__srv_buf;
 int tsr__srv_buf_grow(tsr__srv_buf *b, int64_t need);
 void tsr__srv_buf_free(tsr__srv_buf *b);
+
+/* Convert @p n doubles at @p p to floats in place (the floats take the
+ * first half): the server's side of tsr_put_typed without precision=float.
+ * Each value is (float)x, as a conversion on the model side would give. */
+static inline void tsr__doubles_to_floats(void *p, int64_t n) {
+  char *b = p;
+  for (int64_t i = 0; i < n; i++) { /* float i lies at or before double i */
+    double x;
+    memcpy(&x, b + i * (int64_t)sizeof x, sizeof x);
+    float y = (float)x;
+    memcpy(b + i * (int64_t)sizeof y, &y, sizeof y);
+  }
+}
 
 /* Wait (idle) for the next message from @p src with @p tag and receive it
  * into @p in (in->len bytes). When no memory can be had for it, the message

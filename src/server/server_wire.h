@@ -44,7 +44,7 @@ typedef struct {
   int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
   int32_t parallel; /* OPEN: the file's backend is parallel (every server writes) */
   int32_t nparts;   /* PUT (parallel): messages of this client's tile in this round (0 = 1) */
-  int32_t pad_;
+  int32_t wire_f64; /* PUT: the data are doubles of a float variable; the server converts */
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */

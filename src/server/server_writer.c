@@ -126,7 +126,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
   memcpy(&h, s->in.p, sizeof h);
   if (h.err && !sf->lerr) sf->lerr = h.err;
   if (sf->status || sf->lerr || h.err) return;
-  const char *p = (const char *)s->in.p + sizeof h;
+  char *p = (char *)s->in.p + sizeof h;
   int rc = 0;
   /* Model rank 0 sent the holes: they carry the fill value, as in direct. */
   for (int i = 0; i < h.nholes && !rc; i++) {
@@ -135,6 +135,12 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
     rc = tsr__sink_write_fill(&sf->sink, h.varid, h.frame, b.start, b.count);
   }
   p += (size_t)h.nholes * sizeof(tsr__box);
+  if (!rc && h.wire_f64) { /* doubles of a float variable: converted here */
+    int64_t n = 1;
+    for (int i = 0; i < h.nd; i++) n *= h.count[i];
+    if (s->in.len < (int64_t)(p - (char *)s->in.p) + n * (int64_t)sizeof(double)) rc = TSR_EINVAL;
+    else tsr__doubles_to_floats(p, n);
+  }
   if (!rc)
     rc = tsr__sink_write(&sf->sink, h.varid, h.frame, h.start, h.count, p,
                          (tsr__memview){NULL, NULL});

@@ -94,7 +94,8 @@ static void count_frame(tsr_file *f, tsr__srv_cfile *cf, int varid, int64_t fram
   cf->frames = frame + 1;
 }
 
-static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+static int put_any(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf,
+                   int f64) {
   tsr__srv_client *cl = f->ctx->servers;
   tsr__srv_cfile *cf = f->sdata;
   tsr__wire_hdr h;
@@ -109,10 +110,22 @@ static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
     h.count[i] = d->tile.count[i];
   }
   size_t es = tsr__type_size(f->schema.vars[varid].type);
-  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es);
+  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es, f64);
   count_frame(f, cf, varid, frame);
   tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
+  f->ctx->stats.server_bytes_sent = cl->ring.sent;
   return rc;
+}
+
+static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+  return put_any(f, varid, frame, d, buf, 0);
+}
+
+/* Double memory, float variable: converted before the hand-off with
+ * precision=float, else by the server (server_handoff.c). */
+static int v_put_f64(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
+                     const double *buf) {
+  return put_any(f, varid, frame, d, buf, 1);
 }
 
 static int v_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
@@ -229,6 +242,7 @@ const tsr__strategy_ops tsr__strategy_servers = {
     .ranks_finalize = tsr__servers_finalize,
     .enddef = v_enddef,
     .put = v_put,
+    .put_f64 = v_put_f64,
     .put_global = v_put_global,
     .flush = v_flush,
     .close = v_close,

@@ -12,7 +12,13 @@
  *   slabs of 1 KiB) with either transport, byte for byte against the
  *   unbounded default; then a slow backend (null_delay_ms) behind servers
  *   whose memory is bounded: the servers' peak memory (tsr_get_stats) stays
- *   under the bound while the same run unbounded goes past it. */
+ *   under the bound while the same run unbounded goes past it.
+ * - float: double memory into a float variable (tsr_put_typed) through the
+ *   servers converted on the writer (default) and before the hand-off
+ *   (precision=float), and through strategy=serial (converted by the API):
+ *   every value equals the C cast (float)x of the double put, the two server
+ *   files are byte-identical, and precision=float hands over exactly 4 bytes
+ *   less per value. */
 #include "srv_fields.h"
 
 typedef struct {
@@ -104,6 +110,143 @@ static void write_all(const config *C, const variant *V, const char *dir, const 
   MPI_Comm_free(&model);
 }
 
+/* The double value put at a point: not representable in float. */
+static double dvalue(int t, int64_t k, int64_t j, int64_t i) {
+  return (double)tu_value(0, t, k, j, i) + 1.0 / 3.0;
+}
+
+/* One context: per kind a file with float variable D (NZ x NY x NX, 2
+ * frames) put from halo'd double memory with tsr_put_typed. Returns the
+ * bytes this rank handed to the servers (-1 on a server). */
+static int64_t float_files(const config *C, const char *label, const char *extra, const char *dir,
+                           const char *tag, int np) {
+  char hints[256];
+  snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d%s", C->G, C->T, extra);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  if (model == MPI_COMM_NULL) return -1;
+  int M = np - C->G * C->T;
+  const char *fh = strcmp(label, "serial") == 0 ? "strategy=serial"
+                   : C->T > 1                    ? "backend=pnetcdf"
+                                                 : "backend=netcdf";
+  for (int k = 0; k < K_NKINDS; k++) {
+    if (k == K_ZERO && M == 1) continue;
+    decomps D;
+    TU_OK(make_decomps(ctx, model, (kind)k, &D));
+    char path[512];
+    path_of(path, sizeof path, dir, tag, (kind)k, label, 'F');
+    tsr_file *f = NULL;
+    int rc = tsr_create(ctx, path, fh, &f);
+    if (rc == TSR_ENOTBUILT) {
+      free_decomps(&D);
+      break;
+    }
+    TU_OK(rc);
+    int dt, dz, dy, dx, v;
+    TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
+    TU_OK(tsr_def_dim(f, "z", NZ, &dz));
+    TU_OK(tsr_def_dim(f, "y", NY, &dy));
+    TU_OK(tsr_def_dim(f, "x", NX, &dx));
+    TU_OK(tsr_def_var(f, "D", TSR_FLOAT, 4, (int[]){dt, dz, dy, dx}, &v));
+    TU_OK(tsr_enddef(f));
+    const int64_t *mst = D.mst[1], *mct = D.mct[1];
+    int64_t n = mct[0] * mct[1] * mct[2];
+    double *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof *buf);
+    for (int t = 0; t < 2; t++) {
+      int64_t q = 0;
+      for (int64_t kk = 0; kk < mct[0]; kk++)
+        for (int64_t jj = 0; jj < mct[1]; jj++)
+          for (int64_t ii = 0; ii < mct[2]; ii++, q++)
+            buf[q] = dvalue(t, mst[0] + kk, mst[1] + jj, mst[2] + ii); /* halos too */
+      TU_OK(tsr_put_typed(f, v, t, D.d[1], TSR_DOUBLE, buf));
+    }
+    /* Only double -> float is converted. */
+    TU_EQ(tsr_put_typed(f, v, 0, D.d[1], TSR_INT, buf), TSR_EINVAL);
+    free(buf);
+    TU_OK(tsr_close(&f));
+    free_decomps(&D);
+  }
+  tsr_stats st;
+  TU_OK(tsr_get_stats(ctx, &st));
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+  return st.server_bytes_sent;
+}
+
+/* Every value of D in @p path is (float) of the double put (fill in holes). */
+static void verify_float(const char *path, kind kd) {
+  int nc, vid;
+  TU_EQ(nc_open(path, NC_NOWRITE, &nc), NC_NOERR);
+  TU_EQ(nc_inq_varid(nc, "D", &vid), NC_NOERR);
+  static float got[2 * NZ * NY * NX];
+  size_t st[4] = {0, 0, 0, 0}, ct[4] = {2, NZ, NY, NX};
+  TU_EQ(nc_get_vara_float(nc, vid, st, ct, got), NC_NOERR);
+  int64_t bad = 0, q = 0;
+  for (int t = 0; t < 2; t++)
+    for (int64_t k = 0; k < NZ; k++)
+      for (int64_t j = 0; j < NY; j++)
+        for (int64_t i = 0; i < NX; i++, q++) {
+          int hole = kd == K_HOLES && (j == 0 || i == NX - 1);
+          float want = hole ? NC_FILL_FLOAT : (float)dvalue(t, k, j, i);
+          if (memcmp(&got[q], &want, sizeof want) && bad++ == 0)
+            fprintf(stderr, "%s: D[%d,%lld,%lld,%lld] = %.9g, want %.9g\n", path, t, (long long)k,
+                    (long long)j, (long long)i, got[q], want);
+        }
+  TU_EQ(bad, 0);
+  nc_close(nc);
+}
+
+static void float_scenario(const char *dir, int np, int rank) {
+  for (int c = 0; c < NCONFIGS; c++) {
+    const config *C = &CONFIGS[c];
+    int M = np - C->G * C->T;
+    if (M < 1 || M < C->T) continue;
+    char tag[64];
+    snprintf(tag, sizeof tag, "float%d_G%dT%d_np%d", c, C->G, C->T, np);
+    int64_t native = float_files(C, "wconv", C->extra, dir, tag, np);
+    MPI_Barrier(MPI_COMM_WORLD);
+    char ex[128];
+    snprintf(ex, sizeof ex, "%s:precision=float", C->extra);
+    int64_t single = float_files(C, "mconv", ex, dir, tag, np);
+    MPI_Barrier(MPI_COMM_WORLD);
+    float_files(C, "serial", C->extra, dir, tag, np);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (native >= 0) {
+      /* Exactly 4 bytes less per value put on this rank (2 frames per kind;
+       * the labels have equal lengths, so the OPEN messages are equal). */
+      int64_t values = 0;
+      for (int k = 0; k < K_NKINDS; k++) {
+        if (k == K_ZERO && M == 1) continue;
+        decomps D;
+        memset(&D, 0, sizeof D);
+        MPI_Comm_rank(MPI_COMM_WORLD, &D.rank); /* model ranks come first: servers last */
+        D.size = M;
+        D.k = (kind)k;
+        int64_t s2[2], c2[2];
+        tile2(&D, NX, s2, c2);
+        values += 2 * NZ * c2[0] * c2[1];
+      }
+      TU_EQ(native - single, 4 * values);
+    }
+    if (rank != 0) continue;
+    for (int k = 0; k < K_NKINDS; k++) {
+      if (k == K_ZERO && M == 1) continue;
+      char a[512], b[512], r[512];
+      path_of(a, sizeof a, dir, tag, (kind)k, "wconv", 'F');
+      path_of(b, sizeof b, dir, tag, (kind)k, "mconv", 'F');
+      path_of(r, sizeof r, dir, tag, (kind)k, "serial", 'F');
+      FILE *probe = fopen(a, "rb");
+      if (!probe) continue;
+      fclose(probe);
+      verify_float(a, (kind)k);
+      verify_float(b, (kind)k);
+      verify_float(r, (kind)k);
+      TU_EQ(same_bytes(a, b), 1);
+    }
+  }
+}
+
 /* The slow backend behind bounded servers: one 3-D double field of
  * 4 x 64 x 64 (128 KiB) cut in rows over the model ranks, 6 frames, each
  * block written with a 2 ms sleep; server_buffer_bytes = 64k. Returns the
@@ -158,6 +301,10 @@ int main(int argc, char **argv) {
   const char *scenario = argc > 2 ? argv[2] : "rma";
   const variant *V = RMA;
   int nv = 2;
+  if (strcmp(scenario, "float") == 0) {
+    float_scenario(dir, np, rank);
+    return tu_finish("servers_transport");
+  }
   if (strcmp(scenario, "bound") == 0) {
     V = BOUND;
     nv = 3;
