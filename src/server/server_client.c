@@ -12,6 +12,7 @@ int tsr__srv_client_new(const tsr__srv_layout *L, int m, int64_t ring_bytes,
   cl->L = *L;
   cl->m = m;
   cl->tp = *tp;
+  cl->t_init = MPI_Wtime();
   cl->ring.tp = &cl->tp;   /* cl never moves: allocated once here */
   cl->ring.want = ring_bytes; /* allocated at the first hand-off */
   *out = cl;
@@ -23,6 +24,7 @@ void tsr__srv_client_free(tsr__srv_client *cl) {
   tsr__ring_free(&cl->ring); /* before the transport: rma detaches the ring */
   tsr__transport_free(&cl->tp);
   tsr__srv_tracks_free(cl);
+  tsr__srv_sizing_free(cl);
   tsr__srv_streams_free(cl);
   if (cl->L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&cl->L.wcomm);
   free(cl);

@@ -31,6 +31,9 @@ static void reply(tsr__srv_server *s, int how, int kind, int file, int status,
   r->writer_s = tsr__srv_writer_total(s);
   tsr__srv_note_memory(s);
   r->peak_bytes = s->peak;
+  r->outputs = s->nopen;
+  r->span_s = s->nopen ? s->t_last_open - s->t_first_open : 0;
+  r->life_s = s->nopen ? MPI_Wtime() - s->t_first_open : 0;
   int dest = how == NOTE_MODEL_ROOT ? tsr__srv_model_rank(&s->L, 0) : s->c0;
   int tag = how == NOTE_MODEL_ROOT ? TSR__WIRE_TAG_NOTE : TSR__WIRE_TAG_ACK;
   tsr__tp_post(&s->tp, &s->out, r, sizeof *r, dest, tag);

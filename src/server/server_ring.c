@@ -108,8 +108,12 @@ int64_t tsr__ring_reserve(tsr__srv_ring *r, int64_t n) {
   int64_t off;
   int rc = 0;
   /* Full: the wait for the oldest sends is the blocked time the hints allow. */
-  while ((off = fit(r, n)) < 0)
+  double t0 = 0;
+  while ((off = fit(r, n)) < 0) {
+    if (t0 == 0) t0 = MPI_Wtime();
     if (!complete_oldest(r, 1, &rc) || rc) return -1;
+  }
+  if (t0 > 0) r->waited_s += MPI_Wtime() - t0;
   int k = (r->reg0 + r->nreg) % r->regcap;
   r->regs[k] = (tsr__srv_region){off, off + n, 0};
   if (r->nreg++ == 0) r->head = off;

@@ -48,6 +48,8 @@ typedef struct {
    * backend's buffer of each file is held to bound/2. */
   int64_t bound, chunk;
   int64_t peak; /* most memory held for data in flight: buffers + backend pending */
+  int nopen;                   /* files opened (outputs), for the sizing report */
+  double t_first_open, t_last_open;
   tsr__outbox out;      /* replies in flight */
 } tsr__srv_server;
 

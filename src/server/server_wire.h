@@ -74,6 +74,10 @@ typedef struct {
   int32_t server;  /* server index g*T + t */
   double writer_s; /* the server's writer time since tsr_init */
   int64_t peak_bytes; /* the most memory the server held for data in flight since tsr_init */
+  /* For the sizing report (FINAL): files opened, seconds from the first to
+   * the last OPEN, and from the first OPEN to now. */
+  int32_t outputs, pad_;
+  double span_s, life_s;
   tsr__berr berr;
   tsr__wire_fstats fs; /* notes only */
 } tsr__wire_reply;

@@ -73,6 +73,9 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   if (!sf) return TSR_ENOMEM; /* the model side will wait forever on nothing: see docs */
   sf->id = h->file;
   sf->parallel = h->parallel;
+  double now = MPI_Wtime();
+  if (s->nopen++ == 0) s->t_first_open = now;
+  s->t_last_open = now;
   tsr__schema_init(&sf->schema);
   tsr__hints_defaults(&sf->hints);
   tsr__fstats_init(&sf->st, 1 << 20);

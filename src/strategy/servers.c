@@ -259,9 +259,11 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
     rc = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
   int r2 = tsr__ring_progress(&cl->ring, 1);
   if (!rc) rc = r2;
+  if (stats_on()) tsr__srv_sizing_new(cl); /* without memory the report is skipped (agreed) */
   for (int g = 0; first && g < cl->L.G && !rc; g++) {
     tsr__wire_reply r;
     rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
+    if (!rc) tsr__srv_sizing_add(cl, g, &r);
   }
   if (cl->m == 0 && !rc) {
     rc = tsr__srv_poll_notes(cl, TSR__NOTES_ALL);
@@ -269,6 +271,10 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
   }
   rc = tsr__agree(ctx->comm, rc);
   share_writer_time(ctx);
+  /* Every model rank takes part (a report that cannot be made is skipped
+   * by all, agreed inside). */
+  if (!rc && stats_on())
+    tsr__srv_sizing_report(cl, ctx->comm, ctx->stats.blocked_s, MPI_Wtime() - cl->t_init);
   tsr__srv_client_free(cl);
   ctx->servers = NULL;
   return rc;
