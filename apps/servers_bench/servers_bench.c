@@ -12,8 +12,12 @@
  * again with transport=rma (servers fetch the ring with MPI_Get); with
  * --repeat R the two transports run R times, alternating, and the ratios are
  * printed as median and range over the runs, since a loaded machine moves
- * single figures more than the transports differ. This is a benchmark, not a
- * test: CTest only runs it once as a smoke test. */
+ * single figures more than the transports differ. `f64` and `f32` hold the
+ * model's fields in double and put them into the float variables with
+ * tsr_put_typed, converted by the server (f64) or before the hand-off
+ * (f32, precision=float): the bytes handed to the servers per frame show the
+ * halving. This is a benchmark, not a test: CTest only runs it once as a
+ * smoke test. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +33,7 @@ typedef struct {
 } options;
 
 typedef struct {
-  double wall, compute, blocked, blocked_put, drain, memcpy_s;
+  double wall, compute, blocked, blocked_put, drain, memcpy_s, sent;
   int frames, model_ranks;
   double med_blocked, med_put, med_memcpy; /* per frame: median over frames, max over ranks */
 } result;
@@ -127,7 +131,7 @@ static double compute(float *f, float *tmp, const tile *t, int sweeps) {
 /* One history output: a new file with every field at frame 0. Returns the
  * time blocked in tsr_put alone through *put_s. */
 static int output(tsr_ctx *ctx, const options *o, const char *strategy, int frame,
-                  tsr_decomp *d, float *const *fields, double *put_s) {
+                  tsr_decomp *d, float *const *fields, double *const *dfields, double *put_s) {
   char path[512];
   snprintf(path, sizeof path, "%s/sb_%s_%03d.nc", o->dir, strategy, frame);
   tsr_file *f;
@@ -146,7 +150,9 @@ static int output(tsr_ctx *ctx, const options *o, const char *strategy, int fram
   }
   rc = tsr_enddef(f);
   double t0 = MPI_Wtime();
-  for (int v = 0; v < o->nvars && !rc; v++) rc = tsr_put(f, vid[v], 0, d, fields[v]);
+  for (int v = 0; v < o->nvars && !rc; v++)
+    rc = dfields ? tsr_put_typed(f, vid[v], 0, d, TSR_DOUBLE, dfields[v])
+                 : tsr_put(f, vid[v], 0, d, fields[v]);
   *put_s += MPI_Wtime() - t0;
   int rc2 = tsr_close(&f);
   return rc ? rc : rc2;
@@ -155,10 +161,12 @@ static int output(tsr_ctx *ctx, const options *o, const char *strategy, int fram
 static int run(const options *o, const char *strategy, result *r) {
   memset(r, 0, sizeof *r);
   char hints[256];
-  if (!strcmp(strategy, "servers") || !strcmp(strategy, "rma"))
+  int f64 = !strcmp(strategy, "f64") || !strcmp(strategy, "f32");
+  if (!strcmp(strategy, "servers") || !strcmp(strategy, "rma") || f64)
     snprintf(hints, sizeof hints,
-             "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s", o->groups,
-             o->tasks, o->backend, strcmp(strategy, "rma") ? "p2p" : "rma");
+             "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s%s", o->groups,
+             o->tasks, o->backend, strcmp(strategy, "rma") ? "p2p" : "rma",
+             strcmp(strategy, "f32") ? "" : ":precision=float");
   else
     snprintf(hints, sizeof hints, "strategy=%s", strategy);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -166,12 +174,15 @@ static int run(const options *o, const char *strategy, result *r) {
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
   int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
-  double mine[10] = {0};
+  double mine[11] = {0};
   if (!rc && model != MPI_COMM_NULL) {
     tile t = my_tile(o, model);
     size_t bytes = (size_t)t.elems * sizeof(float);
     float **fields = malloc((size_t)o->nvars * sizeof *fields);
     float *tmp = malloc(bytes + 4), *warm = malloc(bytes * (size_t)o->nvars + 4);
+    double **dfields = f64 ? calloc((size_t)o->nvars, sizeof *dfields) : NULL;
+    for (int v = 0; dfields && v < o->nvars; v++)
+      dfields[v] = malloc((size_t)t.elems * sizeof(double) + 8);
     for (int v = 0; v < o->nvars; v++) {
       fields[v] = malloc(bytes + 4);
       for (int64_t c = 0; c < t.elems; c++) fields[v][c] = (float)((c * 31 + v) % 1000);
@@ -191,8 +202,11 @@ static int run(const options *o, const char *strategy, result *r) {
       MPI_Allreduce(&res, &all, 1, MPI_DOUBLE, MPI_SUM, model);
       compute_s += MPI_Wtime() - c0;
       if (step % o->every) continue;
+      /* f64/f32: the model's state in double (made outside the timing). */
+      for (int v = 0; dfields && v < o->nvars; v++)
+        for (int64_t c = 0; c < t.elems; c++) dfields[v][c] = fields[v][c] + 1.0 / 3.0;
       double b0 = MPI_Wtime(), p0 = put_s;
-      rc = output(ctx, o, strategy, frame, d, fields, &put_s);
+      rc = output(ctx, o, strategy, frame, d, fields, dfields, &put_s);
       double dt = MPI_Wtime() - b0;
       blocked += dt;
       /* The same tile bytes, copied on the same rank into a warm buffer. */
@@ -209,6 +223,8 @@ static int run(const options *o, const char *strategy, result *r) {
     }
     double end_compute = MPI_Wtime();
     tsr_decomp_free(&d);
+    tsr_stats sts;
+    if (tsr_get_stats(ctx, &sts) == 0) mine[10] = (double)sts.server_bytes_sent;
     int rf = tsr_finalize(&ctx); /* servers: waits until every file is on disk */
     if (!rc) rc = rf;
     mine[0] = compute_s;
@@ -224,17 +240,19 @@ static int run(const options *o, const char *strategy, result *r) {
     mine[7] = 1;
     for (int v = 0; v < o->nvars; v++) free(fields[v]);
     free(fields);
+    for (int v = 0; dfields && v < o->nvars; v++) free(dfields[v]);
+    free(dfields);
     free(tmp);
     free(warm);
     MPI_Comm_free(&model);
   }
-  double wall = MPI_Wtime() - t_start, maxs[10], sums[10];
-  MPI_Allreduce(mine, maxs, 10, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(mine, sums, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double wall = MPI_Wtime() - t_start, maxs[11], sums[11];
+  MPI_Allreduce(mine, maxs, 11, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, sums, 11, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *r = (result){wall,         maxs[0], maxs[1], maxs[2], maxs[3], maxs[4], (int)maxs[6],
-                (int)sums[7], maxs[5], maxs[8], maxs[9]};
+  *r = (result){wall,         maxs[0], maxs[1], maxs[2],  maxs[3], maxs[4], sums[10],
+                (int)maxs[6], (int)sums[7], maxs[5], maxs[8], maxs[9]};
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (!o->keep && rank == 0)
@@ -258,10 +276,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   /* rma: strategy=servers with transport=rma. */
-  enum { NS = 4, RMA = 3, MAXREP = 64 };
-  const char *names[NS] = {"servers", "serial", "direct", "rma"};
+  enum { NS = 6, RMA = 3, F64 = 4, F32 = 5, MAXREP = 64 };
+  const char *names[NS] = {"servers", "serial", "direct", "rma", "f64", "f32"};
   result r[NS];
-  int ok[NS] = {0, 0, 0, 0}, failed = 0;
+  int ok[NS] = {0, 0, 0, 0, 0, 0}, failed = 0;
   int reps = o.repeat < 1 ? 1 : o.repeat > MAXREP ? MAXREP : o.repeat;
   /* Per run of each transport: blocked/memcpy and tsr_put/memcpy (medians
    * over frames), compute time. */
@@ -271,7 +289,7 @@ int main(int argc, char **argv) {
     for (int s = 0; s < NS; s++) {
       int transport = s == 0 ? 0 : s == RMA ? 1 : -1;
       if (o.only[0] && strcmp(o.only, names[s])) continue;
-      if (transport < 0 && rep > 0) continue; /* serial and direct: once */
+      if (transport < 0 && rep > 0) continue; /* serial, direct, f64, f32: once */
       int rc = run(&o, names[s], &r[s]);
       ok[s] = rc == 0;
       if (rc && rc != TSR_ENOTBUILT) failed = 1;
@@ -322,6 +340,16 @@ int main(int argc, char **argv) {
              tr ? "rma" : "p2p", n, ma, a[0], a[n - 1], mbm, b[0], b[n - 1], mcm, c[0],
              c[n - 1]);
     }
+    /* Bytes handed to the servers per frame, all model ranks together. */
+    for (int s = 0; s < NS; s++)
+      if (ok[s] && r[s].sent > 0 && r[s].frames)
+        printf("%s: bytes handed to the servers per frame %.0f%s\n", names[s],
+               r[s].sent / r[s].frames,
+               s == F64 ? " (double memory, converted by the servers)"
+               : s == F32 ? " (double memory, precision=float: converted before the hand-off)"
+                          : "");
+    if (ok[F64] && ok[F32] && r[F64].sent > 0)
+      printf("precision=float: bytes moved f32/f64 = %.3f\n", r[F32].sent / r[F64].sent);
     if (ok[0] && ok[1]) printf("wall servers/serial = %.2f\n", r[0].wall / r[1].wall);
     if (ok[0] && ok[2]) printf("wall servers/direct = %.2f\n", r[0].wall / r[2].wall);
   }
