@@ -1,14 +1,17 @@
 /* Null backend: accepts every block and discards it, creates no file and
  * never fails. It measures Tessera's data movement (gathers, exchanges,
- * server shipping) without any file system in the way (it leaves an empty
- * file, so that the file appears as every file does). With the hint
+ * server shipping) without any file system in the way (through a sink it
+ * leaves an empty file, so that the file appears as every file does). With the hint
  * null_delay_ms=N it sleeps N ms per block: a slow file system, so tests can
  * make writers (I/O servers) fall behind without a slow disk. */
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #include "backend/backend.h"
+#include "backend/sink.h" /* TSR__TMP_SUFFIX */
 #include "core/hints.h"
 
 /* Handles are shared and stateless, one per delay in use: there is nothing
@@ -22,12 +25,16 @@ static int null_create(MPI_Comm comm, const char *path, const tsr__schema *s,
                        const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
   (void)s;
   (void)err;
-  /* An empty file under the name asked for (the sink's temporary), so that
-   * the atomic-file protocol can rename it into place like any other. */
+  /* The sink commits a file by renaming its temporary into place, which
+   * needs a file: when created through a sink (the temporary's name), leave
+   * an empty one; called directly, create nothing, as always. */
   int me = 0;
   if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &me);
-  int fd = me == 0 && path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-  if (fd >= 0) close(fd);
+  size_t n = path ? strlen(path) : 0, ns = strlen(TSR__TMP_SUFFIX);
+  if (me == 0 && n > ns && strcmp(path + n - ns, TSR__TMP_SUFFIX) == 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) close(fd);
+  }
   enum { NSLOW = 8 };
   static tsr__bfile slow[NSLOW]; /* delays seen in this process, each its own handle */
   *out = &null_file;

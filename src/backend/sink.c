@@ -117,8 +117,6 @@ int tsr__sink_drain_if_needed(tsr__sink *s, MPI_Comm comm, int64_t incoming, int
   return rc;
 }
 
-int64_t tsr__sink_pending(const tsr__sink *s) { return pending(s); }
-
 int tsr__sink_flush(tsr__sink *s) {
   if (!s->bf) return 0;
   double t0 = MPI_Wtime();

@@ -64,8 +64,6 @@ int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t s
 int tsr__sink_drain_if_needed(tsr__sink *s, MPI_Comm comm, int64_t incoming, int status,
                               int *drain_err);
 int tsr__sink_flush(tsr__sink *s);
-/* Bytes the backend holds buffered for this file (0 without a file). */
-int64_t tsr__sink_pending(const tsr__sink *s);
 /* Flush and close the backend file; the names are kept for commit. A sink
  * that holds no file returns 0. */
 int tsr__sink_close(tsr__sink *s);
