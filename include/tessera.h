@@ -300,6 +300,19 @@ TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *
                        const void *buf);
 
 /**
+ * tsr_put with the memory's element type given: @p memtype equal to the
+ * variable's type is tsr_put; TSR_DOUBLE memory into a TSR_FLOAT variable is
+ * converted, each value to (float)x (round to nearest), so a model that
+ * computes in double writes float files without a copy of its own. With
+ * strategy=servers the hint precision=float converts on the model rank
+ * before the hand-off (half the bytes move); by default the doubles travel
+ * and the server converts. Any other pair: TSR_EINVAL. Collective.
+ * @return as tsr_put, and TSR_EINVAL for a pair of types not converted.
+ */
+TSR_EXTERN int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
+                             tsr_type memtype, const void *buf);
+
+/**
  * Write a replicated variable (every rank holds all of it, e.g. `Times`):
  * the whole variable at @p frame, written once. Collective; @p buf must hold
  * the same values on every rank (only one rank's copy is written).
@@ -432,6 +445,12 @@ typedef struct {
   int64_t bytes_written; /**< bytes this rank wrote to files as a writer */
   int64_t files_closed;  /**< files closed */
   int64_t peak_buffer_bytes; /**< most memory Tessera held for pending data on this rank */
+  int64_t server_peak_bytes; /**< most memory any I/O server held for data in flight
+                                 (receive buffer, assembly slab, backend buffers), known
+                                 when server_writer_s is; at most server_buffer_bytes */
+  int64_t server_bytes_sent; /**< bytes this model rank handed to the I/O servers
+                                  (messages with their headers; halved for double data
+                                  with precision=float) */
 } tsr_stats;
 
 /** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL. */

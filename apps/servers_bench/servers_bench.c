@@ -8,8 +8,16 @@
  * and writes a history file every K steps. It prints, per strategy, the wall
  * time, compute time, output time blocked per frame and the drain at
  * finalize; for `servers` it also times a memcpy of the same tile bytes on
- * the same rank into a warm buffer, and prints the ratio. This is a
- * benchmark, not a test: CTest only runs it once as a smoke test. */
+ * the same rank into a warm buffer, and prints the ratio. `rma` is `servers`
+ * again with transport=rma (servers fetch the ring with MPI_Get); with
+ * --repeat R the two transports run R times, alternating, and the ratios are
+ * printed as median and range over the runs, since a loaded machine moves
+ * single figures more than the transports differ. `f64` and `f32` hold the
+ * model's fields in double and put them into the float variables with
+ * tsr_put_typed, converted by the server (f64) or before the hand-off
+ * (f32, precision=float): the bytes handed to the servers per frame show the
+ * halving. This is a benchmark, not a test: CTest only runs it once as a
+ * smoke test. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -23,12 +31,12 @@
 
 typedef struct {
   int64_t nx, ny, nz;
-  int nvars, steps, every, sweeps, groups, tasks, keep;
+  int nvars, steps, every, sweeps, groups, tasks, keep, repeat;
   char backend[16], dir[400], only[64];
 } options;
 
 typedef struct {
-  double wall, compute, blocked, blocked_put, drain, memcpy_s;
+  double wall, compute, blocked, blocked_put, drain, memcpy_s, sent;
   int frames, model_ranks;
   double med_blocked, med_put, med_memcpy; /* per frame: median over frames, max over ranks */
 } result;
@@ -50,7 +58,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
           "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
-          "       --only servers|serial|direct] [--version] [--help]\n");
+          "       --only servers|serial|direct|rma|f64|f32 --repeat R] [--version] [--help]\n");
 }
 
 /* A whole decimal int in [lo, INT_MAX]; -1 otherwise. */
@@ -65,9 +73,9 @@ static int parse_int(const char *v, int lo) {
 /* Options through getopt_long (long names only). Every rank parses; the
  * caller prints the usage once. Returns 0, or -1 with a message in err. */
 static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
-  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, "netcdf", ".", ""};
+  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, 1, "netcdf", ".", ""};
   enum { O_NX = 256, O_NY, O_NZ, O_VARS, O_STEPS, O_EVERY, O_SWEEPS, O_GROUPS, O_TASKS,
-         O_BACKEND, O_DIR, O_ONLY, O_KEEP };
+         O_BACKEND, O_DIR, O_ONLY, O_KEEP, O_REPEAT };
   static const struct option longopts[] = {
       {"nx", required_argument, NULL, O_NX},         {"ny", required_argument, NULL, O_NY},
       {"nz", required_argument, NULL, O_NZ},         {"vars", required_argument, NULL, O_VARS},
@@ -75,7 +83,8 @@ static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
       {"sweeps", required_argument, NULL, O_SWEEPS}, {"groups", required_argument, NULL, O_GROUPS},
       {"tasks", required_argument, NULL, O_TASKS},   {"backend", required_argument, NULL, O_BACKEND},
       {"dir", required_argument, NULL, O_DIR},       {"only", required_argument, NULL, O_ONLY},
-      {"keep", no_argument, NULL, O_KEEP},           {NULL, 0, NULL, 0}};
+      {"keep", no_argument, NULL, O_KEEP},           {"repeat", required_argument, NULL, O_REPEAT},
+      {NULL, 0, NULL, 0}};
   opterr = 0; /* messages come from rank 0 only, below */
   optind = 1;
   int c, idx;
@@ -98,6 +107,7 @@ static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
     case O_SWEEPS: field = &o->sweeps; min = 0; break;
     case O_GROUPS: field = &o->groups; break;
     case O_TASKS: field = &o->tasks; break;
+    case O_REPEAT: field = &o->repeat; break;
     case O_BACKEND: snprintf(o->backend, sizeof o->backend, "%s", optarg); continue;
     case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); continue;
     case O_ONLY: snprintf(o->only, sizeof o->only, "%s", optarg); continue;
@@ -162,7 +172,7 @@ static double compute(float *f, float *tmp, const tile *t, int sweeps) {
 /* One history output: a new file with every field at frame 0. Returns the
  * time blocked in tsr_put alone through *put_s. */
 static int output(tsr_ctx *ctx, const options *o, const char *strategy, int frame,
-                  tsr_decomp *d, float *const *fields, double *put_s) {
+                  tsr_decomp *d, float *const *fields, double *const *dfields, double *put_s) {
   char path[512];
   snprintf(path, sizeof path, "%s/sb_%s_%03d.nc", o->dir, strategy, frame);
   tsr_file *f;
@@ -181,7 +191,9 @@ static int output(tsr_ctx *ctx, const options *o, const char *strategy, int fram
   }
   rc = tsr_enddef(f);
   double t0 = MPI_Wtime();
-  for (int v = 0; v < o->nvars && !rc; v++) rc = tsr_put(f, vid[v], 0, d, fields[v]);
+  for (int v = 0; v < o->nvars && !rc; v++)
+    rc = dfields ? tsr_put_typed(f, vid[v], 0, d, TSR_DOUBLE, dfields[v])
+                 : tsr_put(f, vid[v], 0, d, fields[v]);
   *put_s += MPI_Wtime() - t0;
   int rc2 = tsr_close(&f);
   return rc ? rc : rc2;
@@ -190,9 +202,12 @@ static int output(tsr_ctx *ctx, const options *o, const char *strategy, int fram
 static int run(const options *o, const char *strategy, result *r) {
   memset(r, 0, sizeof *r);
   char hints[256];
-  if (!strcmp(strategy, "servers"))
-    snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s",
-             o->groups, o->tasks, o->backend);
+  int f64 = !strcmp(strategy, "f64") || !strcmp(strategy, "f32");
+  if (!strcmp(strategy, "servers") || !strcmp(strategy, "rma") || f64)
+    snprintf(hints, sizeof hints,
+             "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s%s", o->groups,
+             o->tasks, o->backend, strcmp(strategy, "rma") ? "p2p" : "rma",
+             strcmp(strategy, "f32") ? "" : ":precision=float");
   else
     snprintf(hints, sizeof hints, "strategy=%s", strategy);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -200,12 +215,15 @@ static int run(const options *o, const char *strategy, result *r) {
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
   int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
-  double mine[10] = {0};
+  double mine[11] = {0};
   if (!rc && model != MPI_COMM_NULL) {
     tile t = my_tile(o, model);
     size_t bytes = (size_t)t.elems * sizeof(float);
     float **fields = malloc((size_t)o->nvars * sizeof *fields);
     float *tmp = malloc(bytes + 4), *warm = malloc(bytes * (size_t)o->nvars + 4);
+    double **dfields = f64 ? calloc((size_t)o->nvars, sizeof *dfields) : NULL;
+    for (int v = 0; dfields && v < o->nvars; v++)
+      dfields[v] = malloc((size_t)t.elems * sizeof(double) + 8);
     for (int v = 0; v < o->nvars; v++) {
       fields[v] = malloc(bytes + 4);
       for (int64_t c = 0; c < t.elems; c++) fields[v][c] = (float)((c * 31 + v) % 1000);
@@ -225,8 +243,11 @@ static int run(const options *o, const char *strategy, result *r) {
       MPI_Allreduce(&res, &all, 1, MPI_DOUBLE, MPI_SUM, model);
       compute_s += MPI_Wtime() - c0;
       if (step % o->every) continue;
+      /* f64/f32: the model's state in double (made outside the timing). */
+      for (int v = 0; dfields && v < o->nvars; v++)
+        for (int64_t c = 0; c < t.elems; c++) dfields[v][c] = fields[v][c] + 1.0 / 3.0;
       double b0 = MPI_Wtime(), p0 = put_s;
-      rc = output(ctx, o, strategy, frame, d, fields, &put_s);
+      rc = output(ctx, o, strategy, frame, d, fields, dfields, &put_s);
       double dt = MPI_Wtime() - b0;
       blocked += dt;
       /* The same tile bytes, copied on the same rank into a warm buffer. */
@@ -243,6 +264,8 @@ static int run(const options *o, const char *strategy, result *r) {
     }
     double end_compute = MPI_Wtime();
     tsr_decomp_free(&d);
+    tsr_stats sts;
+    if (tsr_get_stats(ctx, &sts) == 0) mine[10] = (double)sts.server_bytes_sent;
     int rf = tsr_finalize(&ctx); /* servers: waits until every file is on disk */
     if (!rc) rc = rf;
     mine[0] = compute_s;
@@ -258,17 +281,19 @@ static int run(const options *o, const char *strategy, result *r) {
     mine[7] = 1;
     for (int v = 0; v < o->nvars; v++) free(fields[v]);
     free(fields);
+    for (int v = 0; dfields && v < o->nvars; v++) free(dfields[v]);
+    free(dfields);
     free(tmp);
     free(warm);
     MPI_Comm_free(&model);
   }
-  double wall = MPI_Wtime() - t_start, maxs[10], sums[10];
-  MPI_Allreduce(mine, maxs, 10, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(mine, sums, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double wall = MPI_Wtime() - t_start, maxs[11], sums[11];
+  MPI_Allreduce(mine, maxs, 11, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, sums, 11, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *r = (result){wall,         maxs[0], maxs[1], maxs[2], maxs[3], maxs[4], (int)maxs[6],
-                (int)sums[7], maxs[5], maxs[8], maxs[9]};
+  *r = (result){wall,         maxs[0], maxs[1], maxs[2],  maxs[3], maxs[4], sums[10],
+                (int)maxs[6], (int)sums[7], maxs[5], maxs[8], maxs[9]};
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (!o->keep && rank == 0)
@@ -311,16 +336,32 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  const char *names[3] = {"servers", "serial", "direct"};
-  result r[3];
-  int ok[3] = {0, 0, 0}, failed = 0;
-  for (int s = 0; s < 3; s++) {
-    if (o.only[0] && strcmp(o.only, names[s])) continue;
-    int rc = run(&o, names[s], &r[s]);
-    ok[s] = rc == 0;
-    if (rc && rc != TSR_ENOTBUILT) failed = 1;
-    if (rc && rank == 0) fprintf(stderr, "%s: %s\n", names[s], tsr_strerror(rc));
-  }
+  /* rma: strategy=servers with transport=rma. */
+  enum { NS = 6, RMA = 3, F64 = 4, F32 = 5, MAXREP = 64 };
+  const char *names[NS] = {"servers", "serial", "direct", "rma", "f64", "f32"};
+  result r[NS];
+  int ok[NS] = {0, 0, 0, 0, 0, 0}, failed = 0;
+  int reps = o.repeat < 1 ? 1 : o.repeat > MAXREP ? MAXREP : o.repeat;
+  /* Per run of each transport: blocked/memcpy and tsr_put/memcpy (medians
+   * over frames), compute time. */
+  double ratio[2][MAXREP], putr[2][MAXREP], comp[2][MAXREP];
+  int nrep[2] = {0, 0};
+  for (int rep = 0; rep < reps; rep++)
+    for (int s = 0; s < NS; s++) {
+      int transport = s == 0 ? 0 : s == RMA ? 1 : -1;
+      if (o.only[0] && strcmp(o.only, names[s])) continue;
+      if (transport < 0 && rep > 0) continue; /* serial, direct, f64, f32: once */
+      int rc = run(&o, names[s], &r[s]);
+      ok[s] = rc == 0;
+      if (rc && rc != TSR_ENOTBUILT) failed = 1;
+      if (rc && rank == 0) fprintf(stderr, "%s: %s\n", names[s], tsr_strerror(rc));
+      if (ok[s] && transport >= 0 && r[s].med_memcpy > 0) {
+        int k = nrep[transport]++;
+        ratio[transport][k] = r[s].med_blocked / r[s].med_memcpy;
+        putr[transport][k] = r[s].med_put / r[s].med_memcpy;
+        comp[transport][k] = r[s].compute;
+      }
+    }
   if (rank == 0) {
     double mb = (double)(o.nx * o.ny * o.nz) * o.nvars * 4 / 1048576.0;
     printf("tessera-servers-bench: %d ranks, %lldx%lldx%lld x %d vars (%.1f MB per frame), "
@@ -329,7 +370,7 @@ int main(int argc, char **argv) {
            o.every, o.groups, o.tasks, o.backend);
     printf("%-8s %5s %8s %9s %9s %8s %22s %22s\n", "strategy", "model", "wall_s",
            "compute_s", "blocked_s", "drain_s", "blocked/frame mean|med", "put/frame mean|med");
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < NS; s++) {
       if (!ok[s]) continue;
       double fr = r[s].frames ? r[s].frames : 1;
       printf("%-8s %5d %8.3f %9.3f %9.4f %8.4f %10.3f |%7.3f ms %10.3f |%7.3f ms\n", names[s],
@@ -346,6 +387,30 @@ int main(int argc, char **argv) {
              cp > 0 ? r[0].blocked / fr / cp : 0, mc > 0 ? r[0].med_blocked / mc : 0,
              cp > 0 ? r[0].blocked_put / fr / cp : 0, mc > 0 ? r[0].med_put / mc : 0);
     }
+    /* Side by side: the transports over every run (median [min..max]). */
+    for (int tr = 0; tr < 2; tr++) {
+      int n = nrep[tr];
+      if (!n) continue;
+      double a[MAXREP], b[MAXREP], c[MAXREP];
+      memcpy(a, ratio[tr], (size_t)n * sizeof *a);
+      memcpy(b, putr[tr], (size_t)n * sizeof *b);
+      memcpy(c, comp[tr], (size_t)n * sizeof *c);
+      double ma = median(a, n), mbm = median(b, n), mcm = median(c, n);
+      printf("transport=%s: %d runs: blocked/memcpy per frame median %.2f [%.2f..%.2f], "
+             "tsr_put/memcpy %.2f [%.2f..%.2f], compute_s %.3f [%.3f..%.3f]\n",
+             tr ? "rma" : "p2p", n, ma, a[0], a[n - 1], mbm, b[0], b[n - 1], mcm, c[0],
+             c[n - 1]);
+    }
+    /* Bytes handed to the servers per frame, all model ranks together. */
+    for (int s = 0; s < NS; s++)
+      if (ok[s] && r[s].sent > 0 && r[s].frames)
+        printf("%s: bytes handed to the servers per frame %.0f%s\n", names[s],
+               r[s].sent / r[s].frames,
+               s == F64 ? " (double memory, converted by the servers)"
+               : s == F32 ? " (double memory, precision=float: converted before the hand-off)"
+                          : "");
+    if (ok[F64] && ok[F32] && r[F64].sent > 0)
+      printf("precision=float: bytes moved f32/f64 = %.3f\n", r[F32].sent / r[F64].sent);
     if (ok[0] && ok[1]) printf("wall servers/serial = %.2f\n", r[0].wall / r[1].wall);
     if (ok[0] && ok[2]) printf("wall servers/direct = %.2f\n", r[0].wall / r[2].wall);
   }

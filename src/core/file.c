@@ -344,6 +344,44 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   TSR_LEAVE(f, rc);
 }
 
+/* Double memory into a float variable: a strategy that converts where it
+ * chooses (put_f64: the servers, before the hand-off or on the writer) gets
+ * the doubles; any other gets a float copy of the memory box made here,
+ * before anything moves. Either way each value is the C cast (float)x. */
+int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, tsr_type memtype,
+                  const void *buf) {
+  if (!f) return TSR_EINVAL;
+  int vt = varid >= 0 && varid < f->schema.nvars ? (int)f->schema.vars[varid].type : -1;
+  if (vt < 0 || (int)memtype == vt) return tsr_put(f, varid, frame, d, buf);
+  TSR_ENTER(f);
+  int rc = data_check(f, varid, frame);
+  if (!rc && !(memtype == TSR_DOUBLE && vt == TSR_FLOAT)) rc = TSR_EINVAL;
+  if (!rc && !d) d = f->schema.vars[varid].decomp;
+  if (!rc && !d) rc = TSR_EINVAL;
+  if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
+  if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
+  float *copy = NULL;
+  int64_t n = 1;
+  if (!rc && !f->strategy->put_f64 && d->my_elems > 0) {
+    for (int i = 0; i < d->ndims; i++) n *= d->mem.count[i];
+    copy = malloc((size_t)n * sizeof *copy);
+    if (!copy) rc = TSR_ENOMEM;
+  }
+  rc = tsr__file_agree(f, rc);
+  if (!rc) {
+    count_put(f, varid, frame, d->my_elems);
+    if (f->strategy->put_f64) {
+      rc = f->strategy->put_f64(f, varid, frame, d, buf);
+    } else {
+      for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)buf)[i];
+      rc = f->strategy->put(f, varid, frame, d, copy ? (const void *)copy : buf);
+    }
+    rc = tsr__file_agree(f, rc);
+  }
+  free(copy);
+  TSR_LEAVE(f, rc);
+}
+
 int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);

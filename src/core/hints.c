@@ -27,6 +27,7 @@
 #include "backend/backend.h"
 #include "core/hints_values.h"
 #include "core/log.h"
+#include "server/server_transport.h"
 #include "strategy/strategy.h"
 #include "tessera.h"
 
@@ -66,6 +67,7 @@ static const choice zstd_choices[] = {
     {"1", 1},   {"2", 2},   {"3", 3},   {"4", 4},   {"5", 5},   {"6", 6},   {"7", 7},   {"8", 8},
     {"9", 9},   {"10", 10}, {"11", 11}, {"12", 12}, {"13", 13}, {"14", 14}, {"15", 15}, {"16", 16},
     {"17", 17}, {"18", 18}, {"19", 19}, {"20", 20}, {"21", 21}, {"22", 22}, {NULL, 0}};
+static const choice precision_choices[] = {{"native", 0}, {"float", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -77,6 +79,8 @@ typedef struct {
 static const registry_ref strategies = {tsr__strategy_known, tsr__strategy_count,
                                         tsr__strategy_name_at};
 static const registry_ref backends = {tsr__backend_known, tsr__backend_count, tsr__backend_name_at};
+static const registry_ref transports = {tsr__transport_known, tsr__transport_count,
+                                        tsr__transport_name_at};
 
 enum { T_CHOICE, T_SIZE, T_INT, T_NAME, T_CODEC };
 
@@ -124,6 +128,10 @@ static const key_info keys[] = {
     {"chunks", TSR__H_CHUNKS, T_CODEC, FIELD(chunks), NULL, 0, NULL, 0},
     {"grib_bits", TSR__H_GRIB_BITS, T_INT, FIELD(grib_bits), NULL, 1, NULL, 0},
     {"grib_packing", TSR__H_GRIB_PACKING, T_CHOICE, FIELD(grib_packing_ccsds), packing_choices, 0, NULL, 0},
+    {"transport", TSR__H_TRANSPORT, T_NAME, FIELD(transport), NULL, 0, &transports, 0},
+    {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL, 1024, NULL, 1},
+    {"precision", TSR__H_PRECISION, T_CHOICE, FIELD(precision_float), precision_choices, 0, NULL, 0},
+    {"null_delay_ms", TSR__H_NULL_DELAY, T_INT, FIELD(null_delay_ms), NULL, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -140,7 +148,8 @@ static const tsr__hint_codec *codec_of(const key_info *k) {
 }
 
 /* Keys that must be the same for every file: servers exist before any file. */
-static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS};
+static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
+                                       TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])
 
 /* MPI-IO (ROMIO, Cray MPICH) and PnetCDF hints passed to MPI_Info verbatim. */

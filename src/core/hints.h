@@ -49,7 +49,11 @@ enum {
   TSR__H_ZSTD = 1u << 21,
   TSR__H_CHUNKS = 1u << 22,
   TSR__H_GRIB_BITS = 1u << 23,
-  TSR__H_GRIB_PACKING = 1u << 24
+  TSR__H_GRIB_PACKING = 1u << 24,
+  TSR__H_TRANSPORT = 1u << 25,
+  TSR__H_SERVER_BUFFER = 1u << 26,
+  TSR__H_PRECISION = 1u << 27,
+  TSR__H_NULL_DELAY = 1u << 28
 };
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
@@ -102,6 +106,14 @@ typedef struct tsr__hints {
   tsr__chunks chunks;          /* chunks= auto (default) | contiguous | AxBx... */
   int grib_bits;               /* grib_bits= 1..32 bits per packed value; 0 = 16 */
   int grib_packing_ccsds;      /* grib_packing= simple (0, default) | ccsds (1) */
+  char transport[TSR__NAME_MAX]; /* transport= a name of the servers' transport table
+                                   (p2p, rma); "" = the table's first (tsr_init only) */
+  int64_t server_buffer_bytes; /* server_buffer_bytes= size, 0 (default) = unbounded: a
+                                  server's memory for data in flight (tsr_init only) */
+  int precision_float;         /* precision= native (0, default) | float (1): double memory
+                                  put into float variables is converted before the hand-off */
+  int null_delay_ms;           /* null_delay_ms= N >= 0: the null backend sleeps N ms per
+                                  block (a slow backend for tests) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

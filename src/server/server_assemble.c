@@ -39,13 +39,15 @@ static int contiguous_in(int nd, const tsr__box *x, const tsr__box *b, int64_t *
 static int take_piece(tsr__srv_server *s, int nd, int m, const tsr__box *x, const tsr__box *b,
                       size_t es, int keep) {
   int src = tsr__srv_model_rank(&s->L, m);
+  int f64 = s->hdrs[m].wire_f64; /* doubles of a float variable: converted here */
   int64_t n = tsr__box_elems(nd, x), off;
-  if (keep && contiguous_in(nd, x, b, &off))
+  if (keep && !f64 && contiguous_in(nd, x, b, &off))
     return tsr__tp_recv(&s->tp, src, TSR__WIRE_TAG_DATA, (char *)s->slab.p + off * (int64_t)es,
                         n * (int64_t)es);
   int rc = tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_DATA, &s->in);
   if (rc || !keep) return rc;
-  if (s->in.len != n * (int64_t)es) return TSR_EINVAL;
+  if (s->in.len != n * (int64_t)(f64 ? sizeof(double) : es)) return TSR_EINVAL;
+  if (f64) tsr__doubles_to_floats(s->in.p, n);
   tsr__copy_box(nd, x, es, s->in.p, x->start, x->count, s->slab.p, b->start, b->count);
   return 0;
 }
@@ -74,6 +76,7 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
     const tsr__box *box = &L->boxes[b];
     int64_t belems = tsr__box_elems(nd, box), covered = 0;
     if (keep && (rc = tsr__srv_buf_grow(&s->slab, belems * (int64_t)es))) keep = 0;
+    tsr__srv_note_memory(s);
     for (int m = 0; m < M; m++) {
       tile_of(&s->hdrs[m], &t);
       if (tsr__srv_slab_piece(L, b, nd, &t, &x)) covered += tsr__box_elems(nd, &x);
@@ -122,7 +125,8 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
     tsr__var_shape(&sf->schema, h0->varid, shape);
     /* The clients cut their tiles along the same layout (same shape, type
      * and slab_bytes), so pieces arrive in the order the boxes are walked. */
-    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, h0->nd, shape, es, sf->hints.slab_bytes, &L);
+    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, h0->nd, shape, es,
+                            tsr__srv_slab_bytes(sf->hints.slab_bytes, s->chunk), &L);
   }
   if (err) {
     drop_pieces(s);

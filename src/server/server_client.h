@@ -17,6 +17,7 @@
 
 typedef struct tsr__srv_track tsr__srv_track;   /* server_notes.c */
 typedef struct tsr__srv_stream tsr__srv_stream; /* server_pick.c */
+typedef struct tsr__srv_sizing tsr__srv_sizing; /* server_sizing.c */
 
 /* One per model rank and context (tsr_ctx.servers). */
 struct tsr__server_client {
@@ -33,6 +34,10 @@ struct tsr__server_client {
   tsr__srv_stream *streams;
   int nstreams;
   double server_writer_s; /* max over the replies this rank received */
+  int64_t server_peak;    /* the servers' peak memory, max over the replies received */
+  int64_t chunk; /* server_buffer_bytes/4: the largest message a server accepts (0 = any) */
+  double t_init;            /* MPI_Wtime at tsr_init */
+  tsr__srv_sizing *sizing;  /* tsr_finalize with statistics on: the FINAL figures */
 };
 typedef struct tsr__server_client tsr__srv_client;
 
@@ -47,16 +52,18 @@ typedef struct {
 } tsr__srv_cfile;
 
 /* A model rank's state: index @p m, a ring of @p ring_bytes (allocated at the
- * first hand-off), the p2p transport over L->wcomm (owned from now on). */
+ * first hand-off), the transport @p tp over L->wcomm (both owned from now on:
+ * tsr__srv_client_free frees them, collectively over L->wcomm). */
 int tsr__srv_client_new(const tsr__srv_layout *L, int m, int64_t ring_bytes,
-                        tsr__srv_client **out);
+                        const tsr__transport *tp, tsr__srv_client **out);
 void tsr__srv_client_free(tsr__srv_client *cl);
 
 /* ---- server_handoff.c: pack a tile (or replicated data) into the ring and
- * start its sends; returns at once. ---- */
+ * start its sends; returns at once. @p esize: the variable's element size;
+ * @p f64: buf holds doubles of a float variable (tsr_put_typed). ---- */
 int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                          const tsr__wire_hdr *h, const struct tsr_decomp *d, const void *buf,
-                         size_t esize);
+                         size_t esize, int f64);
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                             const void *buf, int64_t bytes);
 /* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL). */
@@ -93,5 +100,15 @@ int tsr__srv_group_busy(const tsr__srv_client *cl, int group);
 /* Move the servers' figures of a finished @p file into @p io (valid = 1). */
 void tsr__srv_file_figures(tsr__srv_client *cl, int file, tsr__io_fstats *io);
 void tsr__srv_tracks_free(tsr__srv_client *cl);
+
+/* ---- server_sizing.c: the sizing report at tsr_finalize (TESSERA_STATS). ---- */
+int tsr__srv_sizing_new(tsr__srv_client *cl);
+/* Keep the figures of group @p g's FINAL acknowledgement @p r. */
+void tsr__srv_sizing_add(tsr__srv_client *cl, int g, const tsr__wire_reply *r);
+/* Collective over the model communicator; model rank 0 prints how busy each
+ * group was, how long the model waited, and "add a group" / "fewer servers
+ * would do" with the numbers. */
+void tsr__srv_sizing_report(tsr__srv_client *cl, MPI_Comm comm, double blocked_s, double wall_s);
+void tsr__srv_sizing_free(tsr__srv_client *cl);
 
 #endif

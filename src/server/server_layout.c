@@ -62,23 +62,35 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   if (!rc && server) MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
   tsr__srv_client *cl = NULL;
   tsr__srv_server s = {.L = L, .gcomm = part};
+  /* The transport is set up on every rank of wcomm (rma makes its window
+   * there, a collective call), whatever happened locally before. */
+  tsr__transport tp = {0};
+  if (L.wcomm != MPI_COMM_NULL) {
+    int r = tsr__transport_init(&tp, h->transport, L.wcomm, server);
+    if (!rc) rc = r;
+  }
   if (!rc && !server) /* the ring: buffer_bytes per model rank */
-    rc = tsr__srv_client_new(&L, index, h->buffer_bytes, &cl);
-  if (!rc && server) rc = tsr__transport_init(&s.tp, "p2p", L.wcomm);
+    rc = tsr__srv_client_new(&L, index, h->buffer_bytes, &tp, &cl);
+  if (!rc && server) s.tp = tp;
   rc = tsr__agree(comm, rc);
   if (rc) {
     if (cl) cl->L.wcomm = MPI_COMM_NULL; /* freed below */
+    if (cl) cl->tp.ops = NULL;           /* freed below, once */
     tsr__srv_client_free(cl);
+    tsr__transport_free(&tp);
     if (part != MPI_COMM_NULL) MPI_Comm_free(&part);
     if (L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&L.wcomm);
     return rc;
   }
   if (!server) {
+    cl->chunk = h->server_buffer_bytes / 4;
     ctx->servers = cl;
     *model_comm = part;
     return 0;
   }
 
+  s.bound = h->server_buffer_bytes;
+  s.chunk = s.bound / 4;
   s.g = g;
   s.t = index % L.T;
   s.index = index;
@@ -89,6 +101,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   s.c0 = tsr__srv_model_rank(&L, s.blo);
   *is_server = 1;
   rc = tsr__srv_serve(&s);
+  tsr__transport_free(&s.tp); /* collective with the model ranks' tsr_finalize */
   MPI_Comm_free(&s.gcomm);
   MPI_Comm_free(&s.L.wcomm);
   /* The model ranks learned any error through their replies: a server that

@@ -29,6 +29,11 @@ static void reply(tsr__srv_server *s, int how, int kind, int file, int status,
   r->status = status;
   r->server = s->index;
   r->writer_s = tsr__srv_writer_total(s);
+  tsr__srv_note_memory(s);
+  r->peak_bytes = s->peak;
+  r->outputs = s->nopen;
+  r->span_s = s->nopen ? s->t_last_open - s->t_first_open : 0;
+  r->life_s = s->nopen ? MPI_Wtime() - s->t_first_open : 0;
   int dest = how == NOTE_MODEL_ROOT ? tsr__srv_model_rank(&s->L, 0) : s->c0;
   int tag = how == NOTE_MODEL_ROOT ? TSR__WIRE_TAG_NOTE : TSR__WIRE_TAG_ACK;
   tsr__tp_post(&s->tp, &s->out, r, sizeof *r, dest, tag);
@@ -65,6 +70,7 @@ int tsr__srv_serve(tsr__srv_server *s) {
     memcpy(&h, s->in.p, sizeof h);
     if (h.op == TSR__WIRE_PUT && !s->hdrs) continue; /* no memory for a round */
     if (run(s, &h)) break;
+    tsr__srv_note_memory(s);
   }
   /* Finalize: files the model left open are closed (in the order opened, the
    * same on every server of a group), then the first client hears we stop. */

@@ -91,17 +91,29 @@ int64_t tsr__ring_reserve(tsr__srv_ring *r, int64_t n) {
     /* Allocated once; grown only for an op larger than the whole ring. */
     if (tsr__ring_progress(r, 1)) return -1;
     int64_t want = r->want > n ? r->want : n;
+    tsr__tp_unexpose(r->tp, r->buf); /* every send completed: nobody reads it */
     free(r->buf);
     r->buf = malloc((size_t)want);
     r->cap = r->buf ? want : 0;
     r->touched = 0;
     if (!r->buf) return -1;
+    /* rma: servers read the ring in place. */
+    if (tsr__tp_expose(r->tp, r->buf, want)) {
+      free(r->buf);
+      r->buf = NULL;
+      r->cap = 0;
+      return -1;
+    }
   }
   int64_t off;
   int rc = 0;
   /* Full: the wait for the oldest sends is the blocked time the hints allow. */
-  while ((off = fit(r, n)) < 0)
+  double t0 = 0;
+  while ((off = fit(r, n)) < 0) {
+    if (t0 == 0) t0 = MPI_Wtime();
     if (!complete_oldest(r, 1, &rc) || rc) return -1;
+  }
+  if (t0 > 0) r->waited_s += MPI_Wtime() - t0;
   int k = (r->reg0 + r->nreg) % r->regcap;
   r->regs[k] = (tsr__srv_region){off, off + n, 0};
   if (r->nreg++ == 0) r->head = off;
@@ -121,6 +133,7 @@ int tsr__ring_send(tsr__srv_ring *r, int64_t off, int64_t len, int dest, int tag
   int k = (r->req0 + r->nreq) % r->reqcap;
   int rc = tsr__tp_isend(r->tp, r->buf + off, len, dest, tag, &r->reqs[k]);
   if (rc) return rc;
+  r->sent += len;
   r->nreq++;
   r->regs[(r->reg0 + r->nreg - 1) % r->regcap].open++;
   return 0;
@@ -134,6 +147,7 @@ void tsr__ring_cancel(tsr__srv_ring *r) {
 }
 
 void tsr__ring_free(tsr__srv_ring *r) {
+  if (r->tp) tsr__tp_unexpose(r->tp, r->buf);
   free(r->buf);
   free(r->regs);
   free(r->reqs);

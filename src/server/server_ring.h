@@ -18,10 +18,12 @@ typedef struct {
   char *buf;
   int64_t cap, head, tail, peak;
   int64_t touched;        /* high-water mark: pages below it are warm */
+  int64_t sent;           /* bytes handed to the transport so far */
+  double waited_s;        /* time spent waiting for ring space (the servers' back-pressure) */
   int nreg, reg0, regcap; /* FIFO of regions: [start, end) and their open sends */
   tsr__srv_region *regs;
   int nreq, req0, reqcap; /* FIFO of sends, oldest first */
-  MPI_Request *reqs;
+  tsr__tp_req *reqs;
 } tsr__srv_ring;
 
 /* Reserve @p n contiguous bytes, waiting for old sends while the ring is

@@ -24,6 +24,11 @@ void tsr__srv_slabs_free(tsr__srv_slabs *sl);
  * @p esize bytes, slabs of at most @p slab_bytes. */
 int tsr__srv_slabs_of(tsr__srv_slabs *sl, int varid, int nd, const int64_t shape[], size_t esize,
                       int64_t slab_bytes, const tsr__layout **out);
+/* The slab size both sides use: slab_bytes, or less when the servers' memory
+ * is bounded (@p chunk: the largest message a server accepts, 0 = none). */
+static inline int64_t tsr__srv_slab_bytes(int64_t slab_bytes, int64_t chunk) {
+  return chunk > 0 && chunk < slab_bytes ? chunk : slab_bytes;
+}
 /* Number of slab boxes of a layout. */
 static inline int tsr__srv_slab_count(const tsr__layout *L) { return L->first[L->npieces]; }
 /* The part of @p tile in slab box @p b: 1 and *piece, or 0 when the tile

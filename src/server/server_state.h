@@ -43,6 +43,13 @@ typedef struct {
   tsr__srv_buf slab;    /* serial assembly: one slab box */
   tsr__wire_hdr *hdrs;  /* serial PUT round: one header per model rank */
   double writer_s;      /* writer time of the files closed so far */
+  /* server_buffer_bytes: the bound on memory for data in flight (0 = none);
+   * no message is larger than chunk = bound/4, slabs neither, and the
+   * backend's buffer of each file is held to bound/2. */
+  int64_t bound, chunk;
+  int64_t peak; /* most memory held in the server's buffers for data in flight */
+  int nopen;                   /* files opened (outputs), for the sizing report */
+  double t_first_open, t_last_open;
   tsr__outbox out;      /* replies in flight */
 } tsr__srv_server;
 
@@ -55,6 +62,9 @@ int tsr__srv_put(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r)
 int tsr__srv_putg(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 int tsr__srv_flush(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+/* Record the memory this server holds now for data in flight (its receive
+ * and slab buffers; backend buffers are held to bound/2 apart) in s->peak. */
+void tsr__srv_note_memory(tsr__srv_server *s);
 /* The oldest file still open on this server, or -1. */
 int tsr__srv_first_open(const tsr__srv_server *s);
 /* Writer time of this server since tsr_init (closed and open files). */

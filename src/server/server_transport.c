@@ -1,5 +1,6 @@
 /* Transports between model ranks and I/O servers (contract in
- * server_transport.h): the table, the `p2p` row, and the helpers every
+ * server_transport.h): the table, the `p2p` row (which the `rma` row of
+ * server_rma.c reuses for the small messages), and the helpers every
  * transport shares (receive buffers, replies in flight). */
 #include "server/server_transport.h"
 
@@ -12,21 +13,25 @@
 
 /* ---- p2p: MPI point-to-point ---- */
 
-static int p2p_isend(MPI_Comm comm, const void *buf, int64_t len, int dest, int tag,
-                     MPI_Request *req) {
+static int p2p_isend(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag,
+                     tsr__tp_req *req) {
+  *req = (tsr__tp_req){.req = MPI_REQUEST_NULL, .dest = dest};
   if (len > INT_MAX) return TSR_ETOOBIG; /* callers check first: MPI counts are int */
-  return MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, comm, req) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  return MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, tp->comm, &req->req) == MPI_SUCCESS
+             ? 0
+             : TSR_EMPI;
 }
 
-static int p2p_send(MPI_Comm comm, const void *buf, int64_t len, int dest, int tag) {
+static int p2p_send(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag) {
   if (len > INT_MAX) return TSR_ETOOBIG;
-  return MPI_Send(buf, (int)len, MPI_BYTE, dest, tag, comm) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  return MPI_Send(buf, (int)len, MPI_BYTE, dest, tag, tp->comm) == MPI_SUCCESS ? 0 : TSR_EMPI;
 }
 
-static int p2p_complete(MPI_Request *req, int wait, int *done) {
+static int p2p_complete(const tsr__transport *tp, tsr__tp_req *req, int wait, int *done) {
+  (void)tp;
   *done = 1;
-  if (wait) return MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : TSR_EMPI;
-  return MPI_Test(req, done, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  if (wait) return MPI_Wait(&req->req, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  return MPI_Test(&req->req, done, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : TSR_EMPI;
 }
 
 static void info_of(const MPI_Status *st, tsr__msg_info *info) {
@@ -36,10 +41,10 @@ static void info_of(const MPI_Status *st, tsr__msg_info *info) {
   info->len = n;
 }
 
-static int p2p_poll(MPI_Comm comm, int src, int tag, int *flag, tsr__msg_info *info) {
+static int p2p_poll(const tsr__transport *tp, int src, int tag, int *flag, tsr__msg_info *info) {
   MPI_Status st;
   *flag = 0;
-  if (MPI_Iprobe(src, tag, comm, flag, &st) != MPI_SUCCESS) return TSR_EMPI;
+  if (MPI_Iprobe(src, tag, tp->comm, flag, &st) != MPI_SUCCESS) return TSR_EMPI;
   if (*flag) info_of(&st, info);
   return 0;
 }
@@ -50,7 +55,8 @@ static int p2p_poll(MPI_Comm comm, int src, int tag, int *flag, tsr__msg_info *i
  * steal their compute time. Spin for a short while (a message that is about
  * to arrive costs no sleep), then sleep with an exponential back-off capped
  * at 1 ms, which bounds the added latency per op. */
-static int p2p_wait(MPI_Comm comm, int src, int tag, int idle, tsr__msg_info *info) {
+static int p2p_wait(const tsr__transport *tp, int src, int tag, int idle, tsr__msg_info *info) {
+  MPI_Comm comm = tp->comm;
   MPI_Status st;
   if (!idle) {
     if (MPI_Probe(src, tag, comm, &st) != MPI_SUCCESS) return TSR_EMPI;
@@ -74,7 +80,8 @@ static int p2p_wait(MPI_Comm comm, int src, int tag, int idle, tsr__msg_info *in
   }
 }
 
-static int p2p_recv(MPI_Comm comm, int src, int tag, void *buf, int64_t len) {
+static int p2p_recv(const tsr__transport *tp, int src, int tag, void *buf, int64_t len) {
+  MPI_Comm comm = tp->comm;
   if (!buf) { /* drop: a zero-byte receive consumes the message (truncated) */
     char none;
     MPI_Recv(&none, 0, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
@@ -86,7 +93,7 @@ static int p2p_recv(MPI_Comm comm, int src, int tag, void *buf, int64_t len) {
              : TSR_EMPI;
 }
 
-static const tsr__transport_ops p2p = {
+const tsr__transport_ops tsr__transport_p2p = {
     .name = "p2p",
     .isend = p2p_isend,
     .send = p2p_send,
@@ -96,17 +103,37 @@ static const tsr__transport_ops p2p = {
     .recv = p2p_recv,
 };
 
-/* The table: one row per transport; the only place that knows their names. */
-static const tsr__transport_ops *const transports[] = {&p2p};
+/* The table: one row per transport; the only place that knows their names.
+ * The first row is the default. */
+static const tsr__transport_ops *const transports[] = {&tsr__transport_p2p, &tsr__transport_rma};
+enum { NTRANSPORTS = sizeof transports / sizeof transports[0] };
 
-int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm) {
-  for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++)
-    if (strcmp(transports[i]->name, name) == 0) {
+int tsr__transport_known(const char *name, size_t n) {
+  for (int i = 0; i < NTRANSPORTS; i++)
+    if (strlen(transports[i]->name) == n && memcmp(transports[i]->name, name, n) == 0) return 1;
+  return 0;
+}
+int tsr__transport_count(void) { return NTRANSPORTS; }
+const char *tsr__transport_name_at(int i) {
+  return i >= 0 && i < NTRANSPORTS ? transports[i]->name : NULL;
+}
+
+int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server) {
+  *tp = (tsr__transport){.comm = comm, .is_server = is_server};
+  for (int i = 0; i < NTRANSPORTS; i++)
+    if (!name || !name[0] ? i == 0 : strcmp(transports[i]->name, name) == 0) {
       tp->ops = transports[i];
-      tp->comm = comm;
-      return 0;
+      /* On failure ops stay bound: tsr__transport_free must still take part
+       * in the collective teardown on this rank. */
+      return tp->ops->setup ? tp->ops->setup(tp) : 0;
     }
   return TSR_EHINT;
+}
+
+void tsr__transport_free(tsr__transport *tp) {
+  if (tp->ops && tp->ops->teardown) tp->ops->teardown(tp);
+  tp->ops = NULL;
+  tp->state = NULL;
 }
 
 /* ---- shared helpers ---- */
@@ -143,7 +170,7 @@ int tsr__tp_post(const tsr__transport *tp, tsr__outbox *o, const void *msg, int6
                  int tag) {
   if (o->n == o->cap) {
     int ncap = o->cap ? 2 * o->cap : 16;
-    MPI_Request *r = realloc(o->req, (size_t)ncap * sizeof *r);
+    tsr__tp_req *r = realloc(o->req, (size_t)ncap * sizeof *r);
     if (r) o->req = r;
     void **c = realloc(o->copy, (size_t)ncap * sizeof *c);
     if (c) o->copy = c;

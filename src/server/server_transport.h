@@ -1,8 +1,8 @@
 /* How bytes move between model ranks and I/O servers. A transport is a row
  * of a small table (server_transport.c): `p2p` (MPI point-to-point on the
- * private model<->server communicator) is the one built today; a one-sided
- * (`rma`) transport or node concentrators would be more rows with the same
- * ops. Nothing above this file calls MPI to move model<->server messages;
+ * private model<->server communicator, the default) and `rma` (servers
+ * fetch the model's ring through an MPI window, server_rma.c); node
+ * concentrators would be one more row with the same ops. Nothing above this file calls MPI to move model<->server messages;
  * the server loop, the writer and the model side's ring call the ops through
  * the tsr__tp_* functions below.
  *
@@ -12,64 +12,110 @@
 #define TSR_SERVER_TRANSPORT_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
   int src;     /* rank of the sender in the transport's communicator */
   int64_t len; /* bytes */
 } tsr__msg_info;
 
+/* A started send. p2p: the MPI request. rma: the request of the small
+ * descriptor message (and its memory), and for data left in the window the
+ * fetch count (seq) the target's counter must reach before the bytes may be
+ * reused. */
+typedef struct {
+  MPI_Request req;
+  void *mem;   /* owned by the transport until the send completed */
+  int dest;
+  int64_t seq; /* rma: 0 = nothing left in the window */
+} tsr__tp_req;
+
+typedef struct tsr__transport tsr__transport;
+
 typedef struct tsr__transport_ops {
   const char *name;
+  /* Collective over tp->comm (every model rank and server): set up what the
+   * transport needs (rma: the window); tp->is_server says the side. */
+  int (*setup)(tsr__transport *tp);
+  /* Collective over tp->comm: undo setup. */
+  void (*teardown)(tsr__transport *tp);
+  /* Model side: @p buf (the hand-off ring) may be read by servers from now
+   * on / no more (optional: NULL for transports that copy). */
+  int (*expose)(const tsr__transport *tp, void *buf, int64_t len);
+  void (*unexpose)(const tsr__transport *tp, void *buf);
   /* Start sending @p len bytes of @p buf; *req completes when buf may be reused. */
-  int (*isend)(MPI_Comm comm, const void *buf, int64_t len, int dest, int tag, MPI_Request *req);
+  int (*isend)(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag,
+               tsr__tp_req *req);
   /* Send and return when @p buf may be reused (small messages, error paths). */
-  int (*send)(MPI_Comm comm, const void *buf, int64_t len, int dest, int tag);
+  int (*send)(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag);
   /* Finish a started send: wait for it, or test it (*done = 0: still running). */
-  int (*complete)(MPI_Request *req, int wait, int *done);
+  int (*complete)(const tsr__transport *tp, tsr__tp_req *req, int wait, int *done);
   /* Is the next message from @p src (or MPI_ANY_SOURCE) with @p tag there?
    * Never waits. */
-  int (*poll)(MPI_Comm comm, int src, int tag, int *flag, tsr__msg_info *info);
+  int (*poll)(const tsr__transport *tp, int src, int tag, int *flag, tsr__msg_info *info);
   /* Wait for the next message from @p src with @p tag. @p idle: sleep with
    * a back-off instead of spinning (servers waiting for work). */
-  int (*wait)(MPI_Comm comm, int src, int tag, int idle, tsr__msg_info *info);
+  int (*wait)(const tsr__transport *tp, int src, int tag, int idle, tsr__msg_info *info);
   /* Receive the next message from @p src with @p tag: exactly @p len bytes
    * into @p buf; buf NULL drops the message whatever its size. */
-  int (*recv)(MPI_Comm comm, int src, int tag, void *buf, int64_t len);
+  int (*recv)(const tsr__transport *tp, int src, int tag, void *buf, int64_t len);
 } tsr__transport_ops;
 
-typedef struct {
+struct tsr__transport {
   const tsr__transport_ops *ops;
   MPI_Comm comm; /* the private model<->server communicator (not owned) */
-} tsr__transport;
+  int is_server; /* which side this rank is on */
+  void *state;   /* the transport's own (rma: window, counters, descriptors) */
+};
 
-/* Bind @p tp to the transport named @p name over @p comm: 0, or TSR_EHINT
- * for a name that is not in the table. */
-int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm);
+/* The rows (server_transport.c: p2p; server_rma.c: rma). */
+extern const tsr__transport_ops tsr__transport_p2p;
+extern const tsr__transport_ops tsr__transport_rma;
 
+/* Bind @p tp to the transport named @p name ("" = the default, p2p) over
+ * @p comm. Collective over @p comm: every model rank and server calls it
+ * with the same name. 0, TSR_EHINT for a name not in the table, TSR_EMPI or
+ * TSR_ENOMEM when its setup failed. */
+int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server);
+/* Collective over the transport's communicator; accepts an unbound @p tp. */
+void tsr__transport_free(tsr__transport *tp);
+/* The hint parser's questions (core/hints.c): is the first @p n bytes of
+ * @p name a transport of the table; how many; the i-th name. */
+int tsr__transport_known(const char *name, size_t n);
+int tsr__transport_count(void);
+const char *tsr__transport_name_at(int i);
+
+static inline int tsr__tp_expose(const tsr__transport *tp, void *buf, int64_t len) {
+  return tp->ops->expose ? tp->ops->expose(tp, buf, len) : 0;
+}
+static inline void tsr__tp_unexpose(const tsr__transport *tp, void *buf) {
+  if (buf && tp->ops && tp->ops->unexpose) tp->ops->unexpose(tp, buf);
+}
 static inline int tsr__tp_isend(const tsr__transport *tp, const void *buf, int64_t len, int dest,
-                                int tag, MPI_Request *req) {
-  return tp->ops->isend(tp->comm, buf, len, dest, tag, req);
+                                int tag, tsr__tp_req *req) {
+  return tp->ops->isend(tp, buf, len, dest, tag, req);
 }
 static inline int tsr__tp_send(const tsr__transport *tp, const void *buf, int64_t len, int dest,
                                int tag) {
-  return tp->ops->send(tp->comm, buf, len, dest, tag);
+  return tp->ops->send(tp, buf, len, dest, tag);
 }
-static inline int tsr__tp_complete(const tsr__transport *tp, MPI_Request *req, int wait,
+static inline int tsr__tp_complete(const tsr__transport *tp, tsr__tp_req *req, int wait,
                                    int *done) {
-  return tp->ops->complete(req, wait, done);
+  return tp->ops->complete(tp, req, wait, done);
 }
 static inline int tsr__tp_poll(const tsr__transport *tp, int src, int tag, int *flag,
                                tsr__msg_info *info) {
-  return tp->ops->poll(tp->comm, src, tag, flag, info);
+  return tp->ops->poll(tp, src, tag, flag, info);
 }
 static inline int tsr__tp_wait(const tsr__transport *tp, int src, int tag, int idle,
                                tsr__msg_info *info) {
-  return tp->ops->wait(tp->comm, src, tag, idle, info);
+  return tp->ops->wait(tp, src, tag, idle, info);
 }
 static inline int tsr__tp_recv(const tsr__transport *tp, int src, int tag, void *buf,
                                int64_t len) {
-  return tp->ops->recv(tp->comm, src, tag, buf, len);
+  return tp->ops->recv(tp, src, tag, buf, len);
 }
 
 /* A reusable receive buffer: grown on demand, never shrunk (first touch of
@@ -81,6 +127,19 @@ typedef struct {
 int tsr__srv_buf_grow(tsr__srv_buf *b, int64_t need);
 void tsr__srv_buf_free(tsr__srv_buf *b);
 
+/* Convert @p n doubles at @p p to floats in place (the floats take the
+ * first half): the server's side of tsr_put_typed without precision=float.
+ * Each value is (float)x, as a conversion on the model side would give. */
+static inline void tsr__doubles_to_floats(void *p, int64_t n) {
+  char *b = p;
+  for (int64_t i = 0; i < n; i++) { /* float i lies at or before double i */
+    double x;
+    memcpy(&x, b + i * (int64_t)sizeof x, sizeof x);
+    float y = (float)x;
+    memcpy(b + i * (int64_t)sizeof y, &y, sizeof y);
+  }
+}
+
 /* Wait (idle) for the next message from @p src with @p tag and receive it
  * into @p in (in->len bytes). When no memory can be had for it, the message
  * is dropped and TSR_ENOMEM returned, so the sender's stream stays in step. */
@@ -91,7 +150,7 @@ int tsr__tp_take(const tsr__transport *tp, int src, int tag, tsr__srv_buf *in);
  * once the send completed. */
 typedef struct {
   int n, cap;
-  MPI_Request *req;
+  tsr__tp_req *req;
   void **copy;
 } tsr__outbox;
 /* Send a copy of @p msg; falls back to a blocking send without memory. */

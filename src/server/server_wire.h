@@ -43,6 +43,8 @@ typedef struct {
   int32_t nholes;   /* PUT (parallel) from model rank 0: hole boxes after the header */
   int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
   int32_t parallel; /* OPEN: the file's backend is parallel (every server writes) */
+  int32_t nparts;   /* PUT (parallel): messages of this client's tile in this round (0 = 1) */
+  int32_t wire_f64; /* PUT: the data are doubles of a float variable; the server converts */
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */
@@ -71,6 +73,11 @@ typedef struct {
   int32_t status;  /* the file's status on that server (0 or TSR_E*) */
   int32_t server;  /* server index g*T + t */
   double writer_s; /* the server's writer time since tsr_init */
+  int64_t peak_bytes; /* the most memory the server held for data in flight since tsr_init */
+  /* For the sizing report (FINAL): files opened, seconds from the first to
+   * the last OPEN, and from the first OPEN to now. */
+  int32_t outputs, pad_;
+  double span_s, life_s;
   tsr__berr berr;
   tsr__wire_fstats fs; /* notes only */
 } tsr__wire_reply;

@@ -25,6 +25,14 @@ static tsr__srv_file *find(tsr__srv_server *s, int id) {
   return NULL;
 }
 
+/* What the server's own buffers hold. The backend's buffered bytes are not
+ * added: only the sink may ask a backend, and it has no call for it yet;
+ * they are held to bound/2 by the drain rule (tsr__srv_open). */
+void tsr__srv_note_memory(tsr__srv_server *s) {
+  int64_t held = s->in.cap + s->slab.cap;
+  if (held > s->peak) s->peak = held;
+}
+
 double tsr__srv_writer_total(const tsr__srv_server *s) {
   double w = s->writer_s;
   for (const tsr__srv_file *sf = s->files; sf; sf = sf->next) w += sf->st.writer_s;
@@ -67,6 +75,9 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   if (!sf) return TSR_ENOMEM; /* the model side will wait forever on nothing: see docs */
   sf->id = h->file;
   sf->parallel = h->parallel;
+  double now = MPI_Wtime();
+  if (s->nopen++ == 0) s->t_first_open = now;
+  s->t_last_open = now;
   tsr__schema_init(&sf->schema);
   tsr__hints_defaults(&sf->hints);
   tsr__fstats_init(&sf->st, 1 << 20);
@@ -91,6 +102,10 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
     rc = tsr__schema_unpack(p + sizeof(tsr__hints) + h->len_path, (size_t)h->len_schema,
                             &sf->schema);
   if (!rc) sf->st.alignment = tsr__stats_alignment(&sf->hints);
+  /* Bounded server memory: the backend may buffer at most half of it (the
+   * drain rule then drains before a round that would go past). */
+  if (!rc && s->bound > 0 && sf->hints.buffer_bytes > s->bound / 2)
+    sf->hints.buffer_bytes = s->bound / 2;
   if (!rc && !sf->parallel) rc = tsr__srv_slabs_init(&sf->slabs, sf->schema.nvars);
   if (ops) tsr__sink_init(&sf->sink, ops, &sf->hints, &sf->st, &sf->berr);
   if (sf->parallel) {
@@ -116,7 +131,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
   memcpy(&h, s->in.p, sizeof h);
   if (h.err && !sf->lerr) sf->lerr = h.err;
   if (sf->status || sf->lerr || h.err) return;
-  const char *p = (const char *)s->in.p + sizeof h;
+  char *p = (char *)s->in.p + sizeof h;
   int rc = 0;
   /* Model rank 0 sent the holes: they carry the fill value, as in direct. */
   for (int i = 0; i < h.nholes && !rc; i++) {
@@ -125,10 +140,33 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
     rc = tsr__sink_write_fill(&sf->sink, h.varid, h.frame, b.start, b.count);
   }
   p += (size_t)h.nholes * sizeof(tsr__box);
+  if (!rc && h.wire_f64) { /* doubles of a float variable: converted here */
+    int64_t n = 1;
+    for (int i = 0; i < h.nd; i++) n *= h.count[i];
+    if (s->in.len < (int64_t)(p - (char *)s->in.p) + n * (int64_t)sizeof(double)) rc = TSR_EINVAL;
+    else tsr__doubles_to_floats(p, n);
+  }
   if (!rc)
     rc = tsr__sink_write(&sf->sink, h.varid, h.frame, h.start, h.count, p,
                          (tsr__memview){0});
   if (rc) sf->lerr = rc;
+}
+
+/* One client's tile, its first message in s->in: with bounded server memory
+ * the client cut it into nparts messages (sub-boxes), taken one by one. */
+static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
+  tsr__wire_hdr h;
+  memcpy(&h, s->in.p, sizeof h);
+  put_one(s, sf);
+  tsr__srv_note_memory(s);
+  for (int k = 1; k < h.nparts; k++) {
+    if (tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_HDR, &s->in)) {
+      if (!sf->lerr) sf->lerr = TSR_EMPI;
+      continue;
+    }
+    put_one(s, sf);
+    tsr__srv_note_memory(s);
+  }
 }
 
 /* A parallel PUT round: one message from each of this server's clients (the
@@ -149,13 +187,13 @@ static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
     if (rc) tsr__srv_fail(sf, rc);
     else if (drain_err) sf->lerr = drain_err;
   }
-  put_one(s, sf);
+  put_client(s, sf, tsr__srv_model_rank(&s->L, s->blo));
   for (int c = s->blo + 1; c < s->bhi; c++) {
     if (tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, c), TSR__WIRE_TAG_HDR, &s->in)) {
       if (!sf->lerr) sf->lerr = TSR_EMPI;
       continue;
     }
-    put_one(s, sf);
+    put_client(s, sf, tsr__srv_model_rank(&s->L, c));
   }
 }
 

@@ -94,7 +94,8 @@ static void count_frame(tsr_file *f, tsr__srv_cfile *cf, int varid, int64_t fram
   cf->frames = frame + 1;
 }
 
-static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+static int put_any(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf,
+                   int f64) {
   tsr__srv_client *cl = f->ctx->servers;
   tsr__srv_cfile *cf = f->sdata;
   tsr__wire_hdr h;
@@ -109,10 +110,22 @@ static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
     h.count[i] = d->tile.count[i];
   }
   size_t es = tsr__type_size(f->schema.vars[varid].type);
-  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es);
+  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es, f64);
   count_frame(f, cf, varid, frame);
   tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
+  f->ctx->stats.server_bytes_sent = cl->ring.sent;
   return rc;
+}
+
+static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
+  return put_any(f, varid, frame, d, buf, 0);
+}
+
+/* Double memory, float variable: converted before the hand-off with
+ * precision=float, else by the server (server_handoff.c). */
+static int v_put_f64(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
+                     const double *buf) {
+  return put_any(f, varid, frame, d, buf, 1);
 }
 
 static int v_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
@@ -138,15 +151,20 @@ static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
   if (!rc) rc = tsr__tp_recv(&cl->tp, src, TSR__WIRE_TAG_ACK, r, sizeof *r);
   if (rc) return TSR_EMPI;
   if (r->writer_s > cl->server_writer_s) cl->server_writer_s = r->writer_s;
+  if (r->peak_bytes > cl->server_peak) cl->server_peak = r->peak_bytes;
   return 0;
 }
 
-/* Every model rank learns the largest server writer time heard of. */
+/* Every model rank learns the largest server writer time and server memory
+ * peak heard of (a peak below 2^53 bytes travels exactly as a double). */
 static void share_writer_time(tsr_ctx *ctx) {
-  double mine = ctx->servers->server_writer_s, all = mine;
-  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
-  ctx->servers->server_writer_s = all;
-  ctx->stats.server_writer_s = all;
+  tsr__srv_client *cl = ctx->servers;
+  double mine[2] = {cl->server_writer_s, (double)cl->server_peak}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  cl->server_writer_s = all[0];
+  cl->server_peak = (int64_t)all[1];
+  ctx->stats.server_writer_s = all[0];
+  ctx->stats.server_peak_bytes = cl->server_peak;
 }
 
 /* An error of an earlier file that model rank 0 has not reported yet. */
@@ -202,6 +220,8 @@ static int v_close(tsr_file *f) {
   int earlier = earlier_error(f, TSR__NOTES_NOW);
   if (cl->server_writer_s > f->ctx->stats.server_writer_s)
     f->ctx->stats.server_writer_s = cl->server_writer_s;
+  if (cl->server_peak > f->ctx->stats.server_peak_bytes)
+    f->ctx->stats.server_peak_bytes = cl->server_peak;
   free_state(f);
   return rc ? rc : earlier;
 }
@@ -222,6 +242,7 @@ const tsr__strategy_ops tsr__strategy_servers = {
     .ranks_finalize = tsr__servers_finalize,
     .enddef = v_enddef,
     .put = v_put,
+    .put_f64 = v_put_f64,
     .put_global = v_put_global,
     .flush = v_flush,
     .close = v_close,
@@ -238,9 +259,11 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
     rc = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
   int r2 = tsr__ring_progress(&cl->ring, 1);
   if (!rc) rc = r2;
+  if (stats_on()) tsr__srv_sizing_new(cl); /* without memory the report is skipped (agreed) */
   for (int g = 0; first && g < cl->L.G && !rc; g++) {
     tsr__wire_reply r;
     rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
+    if (!rc) tsr__srv_sizing_add(cl, g, &r);
   }
   if (cl->m == 0 && !rc) {
     rc = tsr__srv_poll_notes(cl, TSR__NOTES_ALL);
@@ -248,6 +271,10 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
   }
   rc = tsr__agree(ctx->comm, rc);
   share_writer_time(ctx);
+  /* Every model rank takes part (a report that cannot be made is skipped
+   * by all, agreed inside). */
+  if (!rc && stats_on())
+    tsr__srv_sizing_report(cl, ctx->comm, ctx->stats.blocked_s, MPI_Wtime() - cl->t_init);
   tsr__srv_client_free(cl);
   ctx->servers = NULL;
   return rc;

@@ -36,6 +36,10 @@ typedef struct tsr__strategy_ops {
   int reads_ordered;
   int (*enddef)(tsr_file *f);
   int (*put)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf);
+  /* Optional: a TSR_FLOAT variable from double memory (tsr_put_typed); the
+   * strategy converts where it chooses, each value as (float)x. Without it
+   * the API layer converts a copy of the memory box and calls put. */
+  int (*put_f64)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const double *buf);
   int (*put_global)(tsr_file *f, int varid, int64_t frame, const void *buf);
   int (*flush)(tsr_file *f);
   /* Close the backend file(s): every byte is written, under the temporary

@@ -1,4 +1,5 @@
-/* Legacy names for tests/formats, which has not moved to tests/common yet:
+/* Legacy names for tests/formats and tests/servers/test_servers_transport.c,
+ * which have not moved to tests/common yet:
  * the TU_* checks are tsr_test.h's checks under their old names, and the
  * shared fixtures come from tsr_fixtures.h. New tests include tsr_test.h (and
  * tsr_fixtures.h) directly; delete this file when tests/formats does. */

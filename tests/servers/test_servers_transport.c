@@ -1,0 +1,371 @@
+/* strategy=servers, transports: the same files written with transport=p2p
+ * (the default) and transport=rma must be byte-identical, for every server
+ * layout that fits the rank count (io_groups G in {1, 2} x io_tasks T in
+ * {1, 2}) with the group's backend (netcdf for T = 1, pnetcdf for T > 1),
+ * every decomposition kind, two files open at once (1 and 3 frames), and a
+ * ring small enough that the model waits for the servers to fetch. Each
+ * file is also checked value by value against the check function.
+ *
+ * Scenarios:
+ * - rma: transport=p2p and transport=rma, byte for byte.
+ * - bound: server_buffer_bytes=4k (messages cut into parts of at most 1 KiB,
+ *   slabs of 1 KiB) with either transport, byte for byte against the
+ *   unbounded default; then a slow backend (null_delay_ms) behind servers
+ *   whose memory is bounded: the servers' peak memory (tsr_get_stats) stays
+ *   under the bound while the same run unbounded goes past it.
+ * - float: double memory into a float variable (tsr_put_typed) through the
+ *   servers converted on the writer (default) and before the hand-off
+ *   (precision=float), and through strategy=serial (converted by the API):
+ *   every value equals the C cast (float)x of the double put, the two server
+ *   files are byte-identical, and precision=float hands over exactly 4 bytes
+ *   less per value. */
+#include "srv_fields.h"
+#include "../c/test_util.h"
+
+typedef struct {
+  int G, T;
+  const char *extra;
+} config;
+static const config CONFIGS[] = {
+    {1, 1, ":slab_bytes=1k"},
+    {2, 1, ":buffer_bytes=4k"},
+    {1, 2, ""},
+    {2, 2, ":buffer_bytes=2k"},
+};
+enum { NCONFIGS = sizeof CONFIGS / sizeof CONFIGS[0] };
+typedef struct {
+  const char *label, *hints;
+} variant;
+static const variant RMA[] = {{"p2p", ":transport=p2p"}, {"rma", ":transport=rma"}};
+static const variant BOUND[] = {{"free", ""},
+                                {"bp2p", ":server_buffer_bytes=4k"},
+                                {"brma", ":server_buffer_bytes=4k:transport=rma"}};
+
+/* Are two files the same bytes? Prints the first difference. */
+static int same_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  int same = fa && fb;
+  long at = 0;
+  while (same) {
+    int ca = fgetc(fa), cb = fgetc(fb);
+    if (ca != cb) {
+      fprintf(stderr, "%s and %s differ at byte %ld\n", a, b, at);
+      same = 0;
+    }
+    if (ca == EOF || cb == EOF) break;
+    at++;
+  }
+  if (!fa || !fb) fprintf(stderr, "cannot open %s or %s\n", a, b);
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
+}
+
+static void path_of(char *out, size_t n, const char *dir, const char *tag, kind k, const char *tp,
+                    char file) {
+  snprintf(out, n, "%s/%s_%s_%s_%c.nc", dir, tag, kind_name[k], tp, file);
+}
+
+/* One context with variant @p V: files A (1 frame) and B (3 frames) per kind. */
+static void write_all(const config *C, const variant *V, const char *dir, const char *tag,
+                      int np) {
+  const char *transport = V->label;
+  char hints[256];
+  snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d%s%s", C->G, C->T,
+           V->hints, C->extra);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  if (model == MPI_COMM_NULL) { /* a server: it served until the model finalized */
+    TU_EQ(ctx == NULL, 1);
+    return;
+  }
+  int M = np - C->G * C->T;
+  const char *backend = C->T > 1 ? "backend=pnetcdf" : "backend=netcdf";
+  for (int k = 0; k < K_NKINDS; k++) {
+    if (k == K_ZERO && M == 1) continue;
+    decomps D;
+    TU_OK(make_decomps(ctx, model, (kind)k, &D));
+    char pa[512], pb[512], hb[64];
+    path_of(pa, sizeof pa, dir, tag, (kind)k, transport, 'A');
+    path_of(pb, sizeof pb, dir, tag, (kind)k, transport, 'B');
+    snprintf(hb, sizeof hb, "%s:frames_per_outfile=3", backend);
+    wfile A, B;
+    int rc = open_file(ctx, pa, backend, &D, 0, &A);
+    if (rc == TSR_ENOTBUILT) { /* the same answer on every rank */
+      free_decomps(&D);
+      break;
+    }
+    TU_OK(rc);
+    TU_OK(open_file(ctx, pb, hb, &D, 10, &B));
+    TU_OK(put_frame(&A, &D, 0));
+    TU_OK(put_frame(&B, &D, 0));
+    TU_OK(tsr_close(&A.f));
+    TU_OK(tsr_flush(B.f));
+    TU_OK(put_frame(&B, &D, 1));
+    TU_OK(put_frame(&B, &D, 2));
+    TU_OK(tsr_close(&B.f));
+    free_decomps(&D);
+  }
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+}
+
+/* The double value put at a point: not representable in float. */
+static double dvalue(int t, int64_t k, int64_t j, int64_t i) {
+  return (double)tu_value(0, t, k, j, i) + 1.0 / 3.0;
+}
+
+/* One context: per kind a file with float variable D (NZ x NY x NX, 2
+ * frames) put from halo'd double memory with tsr_put_typed. Returns the
+ * bytes this rank handed to the servers (-1 on a server). */
+static int64_t float_files(const config *C, const char *label, const char *extra, const char *dir,
+                           const char *tag, int np) {
+  char hints[256];
+  snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d%s", C->G, C->T, extra);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  if (model == MPI_COMM_NULL) return -1;
+  int M = np - C->G * C->T;
+  const char *fh = strcmp(label, "serial") == 0 ? "strategy=serial"
+                   : C->T > 1                    ? "backend=pnetcdf"
+                                                 : "backend=netcdf";
+  for (int k = 0; k < K_NKINDS; k++) {
+    if (k == K_ZERO && M == 1) continue;
+    decomps D;
+    TU_OK(make_decomps(ctx, model, (kind)k, &D));
+    char path[512];
+    path_of(path, sizeof path, dir, tag, (kind)k, label, 'F');
+    tsr_file *f = NULL;
+    int rc = tsr_create(ctx, path, fh, &f);
+    if (rc == TSR_ENOTBUILT) {
+      free_decomps(&D);
+      break;
+    }
+    TU_OK(rc);
+    int dt, dz, dy, dx, v;
+    TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
+    TU_OK(tsr_def_dim(f, "z", NZ, &dz));
+    TU_OK(tsr_def_dim(f, "y", NY, &dy));
+    TU_OK(tsr_def_dim(f, "x", NX, &dx));
+    TU_OK(tsr_def_var(f, "D", TSR_FLOAT, 4, (int[]){dt, dz, dy, dx}, &v));
+    TU_OK(tsr_enddef(f));
+    const int64_t *mst = D.mst[1], *mct = D.mct[1];
+    int64_t n = mct[0] * mct[1] * mct[2];
+    double *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof *buf);
+    for (int t = 0; t < 2; t++) {
+      int64_t q = 0;
+      for (int64_t kk = 0; kk < mct[0]; kk++)
+        for (int64_t jj = 0; jj < mct[1]; jj++)
+          for (int64_t ii = 0; ii < mct[2]; ii++, q++)
+            buf[q] = dvalue(t, mst[0] + kk, mst[1] + jj, mst[2] + ii); /* halos too */
+      TU_OK(tsr_put_typed(f, v, t, D.d[1], TSR_DOUBLE, buf));
+    }
+    /* Only double -> float is converted. */
+    TU_EQ(tsr_put_typed(f, v, 0, D.d[1], TSR_INT, buf), TSR_EINVAL);
+    free(buf);
+    TU_OK(tsr_close(&f));
+    free_decomps(&D);
+  }
+  tsr_stats st;
+  TU_OK(tsr_get_stats(ctx, &st));
+  TU_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+  return st.server_bytes_sent;
+}
+
+/* Every value of D in @p path is (float) of the double put (fill in holes). */
+static void verify_float(const char *path, kind kd) {
+  int nc, vid;
+  TU_EQ(nc_open(path, NC_NOWRITE, &nc), NC_NOERR);
+  TU_EQ(nc_inq_varid(nc, "D", &vid), NC_NOERR);
+  static float got[2 * NZ * NY * NX];
+  size_t st[4] = {0, 0, 0, 0}, ct[4] = {2, NZ, NY, NX};
+  TU_EQ(nc_get_vara_float(nc, vid, st, ct, got), NC_NOERR);
+  int64_t bad = 0, q = 0;
+  for (int t = 0; t < 2; t++)
+    for (int64_t k = 0; k < NZ; k++)
+      for (int64_t j = 0; j < NY; j++)
+        for (int64_t i = 0; i < NX; i++, q++) {
+          int hole = kd == K_HOLES && (j == 0 || i == NX - 1);
+          float want = hole ? NC_FILL_FLOAT : (float)dvalue(t, k, j, i);
+          if (memcmp(&got[q], &want, sizeof want) && bad++ == 0)
+            fprintf(stderr, "%s: D[%d,%lld,%lld,%lld] = %.9g, want %.9g\n", path, t, (long long)k,
+                    (long long)j, (long long)i, got[q], want);
+        }
+  TU_EQ(bad, 0);
+  nc_close(nc);
+}
+
+static void float_scenario(const char *dir, int np, int rank) {
+  for (int c = 0; c < NCONFIGS; c++) {
+    const config *C = &CONFIGS[c];
+    int M = np - C->G * C->T;
+    if (M < 1 || M < C->T) continue;
+    char tag[64];
+    snprintf(tag, sizeof tag, "float%d_G%dT%d_np%d", c, C->G, C->T, np);
+    int64_t native = float_files(C, "wconv", C->extra, dir, tag, np);
+    MPI_Barrier(MPI_COMM_WORLD);
+    char ex[128];
+    snprintf(ex, sizeof ex, "%s:precision=float", C->extra);
+    int64_t single = float_files(C, "mconv", ex, dir, tag, np);
+    MPI_Barrier(MPI_COMM_WORLD);
+    float_files(C, "serial", C->extra, dir, tag, np);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (native >= 0) {
+      /* Exactly 4 bytes less per value put on this rank (2 frames per kind;
+       * the labels have equal lengths, so the OPEN messages are equal). */
+      int64_t values = 0;
+      for (int k = 0; k < K_NKINDS; k++) {
+        if (k == K_ZERO && M == 1) continue;
+        decomps D;
+        memset(&D, 0, sizeof D);
+        MPI_Comm_rank(MPI_COMM_WORLD, &D.rank); /* model ranks come first: servers last */
+        D.size = M;
+        D.k = (kind)k;
+        int64_t s2[2], c2[2];
+        tile2(&D, NX, s2, c2);
+        values += 2 * NZ * c2[0] * c2[1];
+      }
+      TU_EQ(native - single, 4 * values);
+    }
+    if (rank != 0) continue;
+    for (int k = 0; k < K_NKINDS; k++) {
+      if (k == K_ZERO && M == 1) continue;
+      char a[512], b[512], r[512];
+      path_of(a, sizeof a, dir, tag, (kind)k, "wconv", 'F');
+      path_of(b, sizeof b, dir, tag, (kind)k, "mconv", 'F');
+      path_of(r, sizeof r, dir, tag, (kind)k, "serial", 'F');
+      FILE *probe = fopen(a, "rb");
+      if (!probe) continue;
+      fclose(probe);
+      verify_float(a, (kind)k);
+      verify_float(b, (kind)k);
+      verify_float(r, (kind)k);
+      TU_EQ(same_bytes(a, b), 1);
+    }
+  }
+}
+
+/* The slow backend behind bounded servers: one 3-D double field of
+ * 4 x 64 x 64 (128 KiB) cut in rows over the model ranks, 6 frames, each
+ * block written with a 2 ms sleep; server_buffer_bytes = 64k. Returns the
+ * servers' peak memory as the model ranks learned it (-1 on a server). */
+static int64_t slow_peak(const char *dir, const char *extra, const char *label, int T) {
+  char hints[256], path[512];
+  snprintf(hints, sizeof hints, "strategy=servers:io_tasks=%d:buffer_bytes=256k%s", T, extra);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  if (model == MPI_COMM_NULL) return -1;
+  int m, M;
+  MPI_Comm_rank(model, &m);
+  MPI_Comm_size(model, &M);
+  enum { Z = 4, Y = 64, X = 64 };
+  int64_t g[3] = {Z, Y, X}, st[3] = {0, (int64_t)Y * m / M, 0}, ct[3] = {Z, 0, X};
+  ct[1] = (int64_t)Y * (m + 1) / M - st[1];
+  tsr_decomp *d = NULL;
+  TU_OK(tsr_decomp_box(ctx, 3, g, st, ct, NULL, NULL, &d));
+  double *buf = malloc((size_t)(Z * ct[1] * X) * sizeof *buf);
+  for (int64_t i = 0; i < Z * ct[1] * X; i++) buf[i] = (double)i;
+  snprintf(path, sizeof path, "%s/slow_%s.nc", dir, label);
+  tsr_file *f = NULL;
+  TU_OK(tsr_create(ctx, path, "backend=null:null_delay_ms=2", &f));
+  int dt, dz, dy, dx, v;
+  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
+  TU_OK(tsr_def_dim(f, "z", Z, &dz));
+  TU_OK(tsr_def_dim(f, "y", Y, &dy));
+  TU_OK(tsr_def_dim(f, "x", X, &dx));
+  TU_OK(tsr_def_var(f, "W", TSR_DOUBLE, 4, (int[]){dt, dz, dy, dx}, &v));
+  TU_OK(tsr_enddef(f));
+  for (int t = 0; t < 6; t++) TU_OK(tsr_put(f, v, t, d, buf));
+  /* The servers' peak travels with the flush acknowledgement; the flush
+   * comes after every frame was written. */
+  TU_OK(tsr_flush(f));
+  tsr_stats sts;
+  TU_OK(tsr_get_stats(ctx, &sts));
+  TU_OK(tsr_close(&f));
+  tsr_decomp_free(&d);
+  TU_OK(tsr_finalize(&ctx));
+  free(buf);
+  MPI_Comm_free(&model);
+  return sts.server_peak_bytes;
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  int np, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char *dir = argc > 1 ? argv[1] : ".";
+  const char *scenario = argc > 2 ? argv[2] : "rma";
+  const variant *V = RMA;
+  int nv = 2;
+  if (strcmp(scenario, "float") == 0) {
+    float_scenario(dir, np, rank);
+    return tu_finish("servers_transport");
+  }
+  if (strcmp(scenario, "bound") == 0) {
+    V = BOUND;
+    nv = 3;
+  } else if (strcmp(scenario, "rma") != 0) {
+    if (rank == 0) fprintf(stderr, "unknown scenario %s\n", scenario);
+    TU_EQ(0, 1);
+    return tu_finish("servers_transport");
+  }
+  /* Transport names come from the transport table: anything else is a hint
+   * error on every rank, before any rank becomes a server. */
+  tsr_ctx *bad = NULL;
+  MPI_Comm none = MPI_COMM_NULL;
+  TU_EQ(tsr_init(MPI_COMM_WORLD, "strategy=servers:transport=pigeon", &bad, &none), TSR_EHINT);
+  TU_EQ(bad == NULL && none == MPI_COMM_NULL, 1);
+  for (int c = 0; c < NCONFIGS; c++) {
+    const config *C = &CONFIGS[c];
+    int M = np - C->G * C->T;
+    if (M < 1 || M < C->T) continue;
+    char tag[64];
+    snprintf(tag, sizeof tag, "%s%d_G%dT%d_np%d", scenario, c, C->G, C->T, np);
+    for (int t = 0; t < nv; t++) {
+      write_all(C, &V[t], dir, tag, np);
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank != 0) continue;
+    for (int k = 0; k < K_NKINDS; k++) {
+      if (k == K_ZERO && M == 1) continue;
+      for (int fi = 0; fi < 2; fi++) {
+        char p[512], r[512];
+        path_of(p, sizeof p, dir, tag, (kind)k, V[0].label, "AB"[fi]);
+        FILE *probe = fopen(p, "rb");
+        if (!probe) continue; /* backend not built: nothing was written by either */
+        fclose(probe);
+        for (int t = 1; t < nv; t++) {
+          path_of(r, sizeof r, dir, tag, (kind)k, V[t].label, "AB"[fi]);
+          verify(r, NULL, fi ? 3 : 1, fi ? 10 : 0, (kind)k, r);
+          TU_EQ(same_bytes(p, r), 1);
+        }
+      }
+    }
+  }
+  if (strcmp(scenario, "bound") == 0) {
+    int T = np >= 4 ? 2 : 1; /* M >= T model ranks */
+    int64_t bounded = slow_peak(dir, ":server_buffer_bytes=64k", "bounded", T);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t bounded_rma =
+        slow_peak(dir, ":server_buffer_bytes=64k:transport=rma", "bounded_rma", T);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t free_peak = slow_peak(dir, "", "free", T);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (free_peak >= 0) {
+      if (rank == 0)
+        printf("server peak memory: bounded %lld, bounded rma %lld, unbounded %lld (bound 65536)\n",
+               (long long)bounded, (long long)bounded_rma, (long long)free_peak);
+      TU_EQ(bounded > 0 && bounded <= 65536, 1);
+      TU_EQ(bounded_rma > 0 && bounded_rma <= 65536, 1);
+      /* Without the bound a server holds at least a whole tile (the
+       * largest is no smaller than 128 KiB / M), more than the bound at 2 ranks. */
+      TU_EQ(free_peak >= (int64_t)131072 / (np - T), 1);
+    }
+  }
+  return tu_finish("servers_transport");
+}
