@@ -17,6 +17,7 @@ COMMANDS = {
     "tune": "find the fastest output configuration for a run (autotuner)",
     "stats": "summarise TESSERA_STATS_FILE statistics records",
     "join": "join the per-rank pieces of strategy=split output into one NetCDF file",
+    "stage": "fast-tier staging: `stage recover STAGE_DIR` finishes interrupted drains",
 }
 
 

@@ -55,6 +55,7 @@ static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}}
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
+static const choice drain_choices[] = {{"thread", 0}, {"finalize", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -67,7 +68,8 @@ static const registry_ref strategies = {tsr__strategy_known, tsr__strategy_count
                                         tsr__strategy_name_at};
 static const registry_ref backends = {tsr__backend_known, tsr__backend_count, tsr__backend_name_at};
 
-enum { T_CHOICE, T_SIZE, T_INT, T_NAME };
+/* T_PATH: free text (no ':' or ','), held as given. */
+enum { T_CHOICE, T_SIZE, T_INT, T_NAME, T_PATH };
 
 typedef struct {
   const char *name;
@@ -105,6 +107,9 @@ static const key_info keys[] = {
     {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
     {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
+    {"stage_dir", TSR__H_STAGE_DIR, T_PATH, FIELD(stage_dir), NULL, 0, NULL, 0},
+    {"stage_min_bytes", TSR__H_STAGE_MIN, T_SIZE, FIELD(stage_min_bytes), NULL, 0, NULL, 0},
+    {"stage_drain", TSR__H_STAGE_DRAIN, T_CHOICE, FIELD(stage_drain_at_finalize), drain_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -269,6 +274,8 @@ static void expected(const key_info *k, char *buf, size_t cap) {
   } else if (k->type == T_SIZE) {
     snprintf(buf, cap, "expected a size >= %s (bytes, optional suffix k, m or g)",
              k->min ? "1k" : "0");
+  } else if (k->type == T_PATH) {
+    snprintf(buf, cap, "expected a path of at most %d characters", VALUE_MAX);
   } else if (k->type == T_NAME) {
     size_t o = (size_t)snprintf(buf, cap, "expected ");
     int n = k->names->count();
@@ -346,7 +353,7 @@ static const key_info *key_by_bit(unsigned bit) {
 
 /* The canonical text of one field's value, as the parser would accept it. */
 static void format_field(const tsr__hints *h, const key_info *k, char *buf, size_t cap) {
-  if (k->type == T_NAME) {
+  if (k->type == T_NAME || k->type == T_PATH) {
     snprintf(buf, cap, "%s", (const char *)cfield_of(h, k));
     return;
   }
@@ -532,7 +539,9 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
                   show(vs, sizeof vs, val), k->name);
     int64_t v = 0;
     char name[TSR__NAME_MAX] = {0}; /* zero tail: hints compare with memcmp */
-    int bad = k->type == T_NAME ? parse_name(k, val, name, sizeof name) : parse_value(k, val, &v);
+    int bad = k->type == T_NAME   ? parse_name(k, val, name, sizeof name)
+              : k->type == T_PATH ? (val.n < k->size ? 0 : -1)
+                                  : parse_value(k, val, &v);
     if (bad == -2) {
       format_size(memory_bytes(), why, sizeof why);
       return fail(ps, "hint '%s=%s': more than this node's memory (%s); each rank would allocate it",
@@ -544,6 +553,10 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
     }
     if (k->type == T_NAME) {
       memcpy(field_of(d, k), name, sizeof name);
+      d->set |= k->bit;
+    } else if (k->type == T_PATH) {
+      memset(field_of(d, k), 0, k->size); /* zero tail: hints compare with memcmp */
+      memcpy(field_of(d, k), val.p, val.n);
       d->set |= k->bit;
     } else {
       set_num(d, k, v);
@@ -780,7 +793,7 @@ void tsr__hints_format(const tsr__hints *h, char *out, size_t outlen) {
   out[0] = '\0';
   if (!h) return;
   size_t o = 0;
-  char v[32];
+  char v[VALUE_MAX + 1]; /* a T_PATH value is up to VALUE_MAX */
   for (size_t i = 0; i < NKEYS; i++) {
     if (!(h->set & keys[i].bit)) continue;
     format_field(h, &keys[i], v, sizeof v);

@@ -41,7 +41,10 @@ enum {
   TSR__H_EXCHANGE = 1u << 13,
   TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
   TSR__H_CLOBBER = 1u << 15,
-  TSR__H_SAFE_MODE = 1u << 16
+  TSR__H_SAFE_MODE = 1u << 16,
+  TSR__H_STAGE_DIR = 1u << 17,
+  TSR__H_STAGE_MIN = 1u << 18,
+  TSR__H_STAGE_DRAIN = 1u << 19
 };
 
 typedef struct tsr__hints {
@@ -65,6 +68,12 @@ typedef struct tsr__hints {
                                   | 1 (every define call agreed) */
   int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
                                   writes the path) | force (1: no lock) */
+  char stage_dir[256];         /* stage_dir= PATH of a fast tier: files are written there and
+                                  drained to their final path (src/tier); "" = no staging */
+  int64_t stage_min_bytes;     /* stage_min_bytes= size, default 0: files whose schema is
+                                  smaller go straight to their final path */
+  int stage_drain_at_finalize; /* stage_drain= thread (0, default: drained while the model
+                                  computes) | finalize (1: drained by tsr_finalize) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;
