@@ -295,12 +295,19 @@ static void stop_and_reset(tsr__drain_totals *out, char *msg, size_t msglen) {
   pthread_mutex_unlock(&D.mu);
 }
 
-int tsr__drain_finalize(MPI_Comm comm) {
+int tsr__drain_finish_local(tsr__drain_totals *out) {
   tsr__drain_wait();
   tsr__drain_totals t;
   char msg[512];
   stop_and_reset(&t, msg, sizeof msg);
-  int rc = tsr__agree(comm, t.first_error);
+  if (t.first_error) TSR_LOG("%s", msg);
+  if (out) *out = t;
+  return t.first_error;
+}
+
+int tsr__drain_finalize(MPI_Comm comm) {
+  tsr__drain_totals t;
+  int rc = tsr__agree(comm, tsr__drain_finish_local(&t));
   const tsr__stats_env_t *env = tsr__stats_env();
   if (!env->text && !env->file) return rc;
   /* Reported when statistics are on, even with no staged file, so a run

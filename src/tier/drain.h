@@ -9,6 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* This process's totals since start (for tests and the bench). */
+typedef struct {
+  int64_t files;    /* files drained into place */
+  int64_t bytes;    /* their bytes */
+  int64_t failed;   /* files left in the stage by an error */
+  double busy_s;    /* time the thread spent copying and verifying */
+  double wait_s;    /* time tsr__drain_wait / finalize waited */
+  int first_error;  /* TSR_E* of the first failure, 0 if none */
+} tsr__drain_totals;
 /* Queue a complete staged file (with its marker) for copying to @p final.
  * Starts the thread now, or, with @p at_finalize, leaves the file queued until
  * tsr__drain_wait (tsr_finalize) starts it; a thread already running takes
@@ -28,6 +37,12 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
 /* Wait until every file submitted by this process is drained (or failed). */
 void tsr__drain_wait(void);
 
+/* Wait for this process's drains and stop the thread; returns the first
+ * drain error since the last call (0 if none) and resets the totals into
+ * @p t (may be NULL). An I/O server calls it before acknowledging FINAL,
+ * since its process has no tsr_finalize of its own. */
+int tsr__drain_finish_local(tsr__drain_totals *t);
+
 /* tsr_finalize, collective over @p comm: wait for this process's drains,
  * stop the thread, and agree on the first drain error. With TESSERA_STATS or
  * TESSERA_STATS_FILE set, rank 0 reports staged files and bytes, drain_s
@@ -35,15 +50,6 @@ void tsr__drain_wait(void);
  * drain MB/s (bytes over the longest busy time). */
 int tsr__drain_finalize(MPI_Comm comm);
 
-/* This process's totals since start (for tests and the bench). */
-typedef struct {
-  int64_t files;    /* files drained into place */
-  int64_t bytes;    /* their bytes */
-  int64_t failed;   /* files left in the stage by an error */
-  double busy_s;    /* time the thread spent copying and verifying */
-  double wait_s;    /* time tsr__drain_wait / finalize waited */
-  int first_error;  /* TSR_E* of the first failure, 0 if none */
-} tsr__drain_totals;
 void tsr__drain_get_totals(tsr__drain_totals *t);
 
 #endif

@@ -39,25 +39,23 @@ static uint64_t path_hash(const char *p) {
   return h;
 }
 
-/* A new file can appear in final's directory: created and removed at once
- * under the temporary name, which nothing else uses while we hold the path's
- * lock (and which the drain overwrites anyway). access(2) would not do: it
- * says yes to root on a read-only mount's directory only by mode bits. */
+/* A new file can appear in final's directory. access(2) on the directory,
+ * not a trial file: `<final>.tessera-tmp` may be the drain's copy of an
+ * earlier version of the same path at this very moment, and a trial create
+ * would truncate it. access(2) reports a read-only mount (EROFS) even to
+ * root, and root may write whatever the mode bits say. */
 static int probe_dest(const char *final, char *msg, size_t msglen) {
-  size_t n = strlen(final) + sizeof TSR__STAGE_TMP_SUFFIX;
-  char *tmp = malloc(n);
-  if (!tmp) return TSR_ENOMEM;
-  snprintf(tmp, n, "%s%s", final, TSR__STAGE_TMP_SUFFIX);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  char *copy = strdup(final);
+  if (!copy) return TSR_ENOMEM;
+  const char *dir = dirname(copy);
   int rc = 0;
-  if (fd < 0) {
-    snprintf(msg, msglen, "stage: destination %s cannot be written: %s", tmp, strerror(errno));
-    rc = errno_code(errno);
-  } else {
-    close(fd);
-    unlink(tmp);
+  if (access(dir, W_OK | X_OK) != 0) {
+    int e = errno;
+    snprintf(msg, msglen, "stage: destination directory %s cannot take %s: %s", dir, final,
+             strerror(e));
+    rc = errno_code(e);
   }
-  free(tmp);
+  free(copy);
   return rc;
 }
 

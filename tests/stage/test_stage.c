@@ -7,6 +7,9 @@
  *                         in the stage with its marker (drained by
  *                         tsr_finalize, stage_drain=finalize) and identical to
  *                         its unstaged twin afterwards;
+ *   rewrite               one path written twice in a row through the stage,
+ *                         the second time while the first may still drain:
+ *                         the final file is the second version;
  *   dest_missing          the destination directory does not exist: tsr_enddef
  *                         is TSR_EACCES on every rank and the stage stays empty;
  *   kill                  files closed through a stage, then rank 0 raises
@@ -235,6 +238,25 @@ static int hybrid(tsr_ctx **ctx, const char *dir) {
   return 0;
 }
 
+static int rewrite(tsr_ctx **ctx, const char *dir) {
+  char path[600], ref[600], sdir[600], hints[900];
+  snprintf(path, sizeof path, "%s/rewrite_np%d.nc", dir, g_size);
+  snprintf(ref, sizeof ref, "%s/rewrite_ref_np%d.nc", dir, g_size);
+  snprintf(sdir, sizeof sdir, "%s/stage_rewrite_np%d", dir, g_size);
+  if (g_rank == 0) empty_dir(sdir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 512, 2), 0);
+  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s", sdir);
+  CHECK_RC(write_file(*ctx, path, hints, 512, 1), 0);
+  CHECK_RC(write_file(*ctx, path, hints, 512, 2), 0);
+  CHECK_RC(tsr_finalize(ctx), 0);
+  if (g_rank == 0) {
+    CHECK(same_bytes(path, ref));
+    CHECK(count_entries(sdir) == 0);
+  }
+  return 0;
+}
+
 static int dest_missing(tsr_ctx **ctx, const char *dir) {
   char path[600], sdir[600], hints[900];
   snprintf(path, sizeof path, "%s/no_such_dir_np%d/x.nc", dir, g_size);
@@ -352,6 +374,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir);
   else if (strcmp(sc, "hybrid") == 0) rc = hybrid(&ctx, dir);
+  else if (strcmp(sc, "rewrite") == 0) rc = rewrite(&ctx, dir);
   else if (strcmp(sc, "dest_missing") == 0) rc = dest_missing(&ctx, dir);
   else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir);
   else if (strcmp(sc, "stage_full") == 0) rc = stage_full(&ctx, dir);
