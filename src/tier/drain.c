@@ -34,7 +34,9 @@ static struct {
   pthread_mutex_t mu;
   pthread_cond_t work, idle;
   pthread_t thread;
+  pid_t tid; /* the thread's kernel id, for its priority; 0 before it runs */
   int running, stop, busy;
+  int urgent; /* a wait is on: the drain runs at normal priority */
   job *head, *tail;
   tsr__drain_totals tot;
   char first_msg[512];
@@ -179,9 +181,11 @@ static void *drain_main(void *arg) {
   (void)arg;
   /* Nice 19 for this thread only (Linux applies it per thread): the copy
    * takes the cycles the model leaves idle. */
-  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+  pid_t tid = (pid_t)syscall(SYS_gettid);
   char *buf = malloc(COPY_BUF);
   pthread_mutex_lock(&D.mu);
+  if (!D.urgent) setpriority(PRIO_PROCESS, (id_t)tid, 19);
+  D.tid = tid;
   for (;;) {
     while (!D.head && !D.stop) pthread_cond_wait(&D.work, &D.mu);
     if (!D.head) break;
@@ -255,6 +259,11 @@ int tsr__drain_submit(const char *staged, const char *final, int at_finalize) {
 void tsr__drain_wait(void) {
   double t0 = now();
   pthread_mutex_lock(&D.mu);
+  /* The model now waits for the drain: it is the critical path and takes
+   * normal priority where the system lets a process raise it again
+   * (RLIMIT_NICE, CAP_SYS_NICE); elsewhere it stays at nice 19. */
+  D.urgent = 1;
+  if (D.tid) setpriority(PRIO_PROCESS, (id_t)D.tid, 0);
   if (D.head && start_thread() != 0) {
     /* No thread: the queued files stay staged with their markers. */
     while (D.head) {
@@ -268,6 +277,8 @@ void tsr__drain_wait(void) {
   }
   while (D.running && (D.head || D.busy)) pthread_cond_wait(&D.idle, &D.mu);
   D.tot.wait_s += now() - t0;
+  D.urgent = 0;
+  if (D.tid) setpriority(PRIO_PROCESS, (id_t)D.tid, 19);
   pthread_mutex_unlock(&D.mu);
 }
 
@@ -288,6 +299,7 @@ static void stop_and_reset(tsr__drain_totals *out, char *msg, size_t msglen) {
   if (running) pthread_join(D.thread, NULL);
   pthread_mutex_lock(&D.mu);
   D.running = 0;
+  D.tid = 0;
   *out = D.tot;
   snprintf(msg, msglen, "%s", D.first_msg);
   memset(&D.tot, 0, sizeof D.tot);
@@ -305,9 +317,23 @@ int tsr__drain_finish_local(tsr__drain_totals *out) {
   return t.first_error;
 }
 
+/* Arrive at a barrier and sleep until everyone has: ranks without drains
+ * would otherwise spin in the agreement's reduction (MPI polls) and take the
+ * cores the drain threads of the other ranks need. */
+static void sleepy_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) return;
+  for (int done = 0;;) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done) return;
+    usleep(1000);
+  }
+}
+
 int tsr__drain_finalize(MPI_Comm comm) {
   tsr__drain_totals t;
-  int rc = tsr__agree(comm, tsr__drain_finish_local(&t));
+  int local = tsr__drain_finish_local(&t);
+  sleepy_barrier(comm);
+  int rc = tsr__agree(comm, local);
   const tsr__stats_env_t *env = tsr__stats_env();
   if (!env->text && !env->file) return rc;
   /* Reported when statistics are on, even with no staged file, so a run
