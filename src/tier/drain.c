@@ -98,22 +98,19 @@ static int sum_file(int fd, char *buf, size_t cap, uint64_t *sum, int64_t *size)
   return 0;
 }
 
-int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
-                    char *msg, size_t msglen) {
+int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap, char *msg,
+                       size_t msglen) {
   size_t n = strlen(final) + sizeof TSR__STAGE_TMP_SUFFIX;
-  size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
-  char *tmp = malloc(n), *marker = malloc(m);
+  char *tmp = malloc(n);
   int rc = 0, in = -1, out = -1;
-  if (!tmp || !marker) {
-    rc = TSR_ENOMEM;
+  if (!tmp) {
     snprintf(msg, msglen, "drain: out of memory");
-    goto done;
+    return TSR_ENOMEM;
   }
   snprintf(tmp, n, "%s%s", final, TSR__STAGE_TMP_SUFFIX);
-  snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
-  in = open(staged, O_RDONLY);
+  in = open(src, O_RDONLY);
   if (in < 0) {
-    rc = fail(0, errno, msg, msglen, "cannot open staged file", staged);
+    rc = fail(0, errno, msg, msglen, "cannot open", src);
     goto done;
   }
   out = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0666); /* read back to verify */
@@ -126,7 +123,7 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
   for (;;) {
     ssize_t r = read_full(in, buf, cap);
     if (r < 0) {
-      rc = fail(0, errno, msg, msglen, "cannot read", staged);
+      rc = fail(0, errno, msg, msglen, "cannot read", src);
       goto done;
     }
     if (r == 0) break;
@@ -136,7 +133,7 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
       goto done;
     }
   }
-  /* On disk before the name says so: the staged copy goes away next. */
+  /* On disk before the name says so: the source copy may go away next. */
   if (fsync(out) != 0) {
     rc = fail(0, errno, msg, msglen, "cannot sync", tmp);
     goto done;
@@ -149,7 +146,7 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
   }
   if (size_copy != (int64_t)c.total || sum_copy != tsr__sum64_final(&c)) {
     snprintf(msg, msglen, "drain: copy %s of %s does not verify (%lld of %lld bytes, checksum %s)",
-             tmp, staged, (long long)size_copy, (long long)c.total,
+             tmp, src, (long long)size_copy, (long long)c.total,
              sum_copy == tsr__sum64_final(&c) ? "equal" : "differs");
     rc = TSR_EIO;
     goto done;
@@ -162,19 +159,30 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
   }
   int oserr = 0;
   rc = tsr__promote(tmp, final, &oserr, msg, msglen);
-  if (rc) goto done;
-  /* The final file is complete: now, and only now, the staged copy goes;
-   * its marker last, so a crash in between leaves a marker whose staged
-   * file is gone and whose destination is complete (recover removes it). */
-  unlink(staged);
-  unlink(marker);
 done:
   if (in >= 0) close(in);
   if (out >= 0) close(out);
-  if (rc && tmp) unlink(tmp); /* a failed copy never stays, the staged file always does */
+  if (rc) unlink(tmp); /* a failed copy never stays; the source always does */
   free(tmp);
-  free(marker);
   return rc;
+}
+
+int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
+                    char *msg, size_t msglen) {
+  int rc = tsr__copy_verified(staged, final, buf, cap, msg, msglen);
+  if (rc) return rc;
+  /* The final file is complete: now, and only now, the staged copy goes;
+   * its marker last, so a crash in between leaves a marker whose staged
+   * file is gone and whose destination is complete (recover removes it). */
+  size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
+  char *marker = malloc(m);
+  unlink(staged);
+  if (marker) {
+    snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
+    unlink(marker);
+  }
+  free(marker);
+  return 0;
 }
 
 static void *drain_main(void *arg) {

@@ -34,6 +34,12 @@ int tsr__drain_submit(const char *staged, const char *final, int at_finalize);
 int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
                     char *msg, size_t msglen);
 
+/* The copy itself: @p src to `<final>.tessera-tmp`, synced, read back and
+ * compared (size, checksum), promoted to @p final; @p src is left as it is.
+ * Also the stage-in copy (tier/stage_in.c). */
+int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap, char *msg,
+                       size_t msglen);
+
 /* Wait until every file submitted by this process is drained (or failed). */
 void tsr__drain_wait(void);
 

@@ -10,6 +10,10 @@
  *   rewrite               one path written twice in a row through the stage,
  *                         the second time while the first may still drain:
  *                         the final file is the second version;
+ *   stage_in              tsr_open with stage_dir reads a copy made once per
+ *                         node: the values are the source's, the stage holds
+ *                         one byte-identical copy, a second open reuses it (same
+ *                         inode), a rewritten source is copied again;
  *   dest_missing          the destination directory does not exist: tsr_enddef
  *                         is TSR_EACCES on every rank and the stage stays empty;
  *   kill                  files closed through a stage, then rank 0 raises
@@ -257,6 +261,75 @@ static int rewrite(tsr_ctx **ctx, const char *dir) {
   return 0;
 }
 
+static long long inode_of(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 ? (long long)sb.st_ino : -1;
+}
+
+/* Open @p path with @p hints and check every value of frame @p t. */
+static void read_check(tsr_ctx *ctx, const char *path, const char *hints, int64_t ny, int t) {
+  const int64_t nx = 1024;
+  int64_t g[2] = {ny, nx}, st[2] = {ny * g_rank / g_size, 0};
+  int64_t ct[2] = {ny * (g_rank + 1) / g_size - st[0], nx};
+  tsr_decomp *d = NULL;
+  tsr_file *f = NULL;
+  CHECK_RC(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d), 0);
+  CHECK_RC(tsr_open(ctx, path, hints, &f), 0);
+  int v = -1, bad = 0;
+  CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
+  float *buf = malloc((size_t)(ct[0] * nx) * sizeof(float) + 1);
+  CHECK_RC(tsr_get(f, v, t, d, buf), 0);
+  for (int64_t j = 0; j < ct[0]; j++)
+    for (int64_t i = 0; i < nx; i++)
+      bad += buf[j * nx + i] != (float)((i + 7 * (st[0] + j) + 8191 * t) % 16777216);
+  CHECK(bad == 0);
+  free(buf);
+  CHECK_RC(tsr_close(&f), 0);
+  tsr_decomp_free(&d);
+}
+
+/* The one file in @p sdir, or "" */
+static void only_entry(const char *sdir, char *out, size_t n) {
+  out[0] = '\0';
+  DIR *d = opendir(sdir);
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      snprintf(out, n, "%.500s/%.200s", sdir, e->d_name);
+  if (d) closedir(d);
+}
+
+static int stage_in(tsr_ctx **ctx, const char *dir) {
+  char src[600], sdir[600], hints[900], copy[800];
+  snprintf(src, sizeof src, "%s/input_np%d.nc", dir, g_size);
+  snprintf(sdir, sizeof sdir, "%s/stage_in_np%d", dir, g_size);
+  if (g_rank == 0) empty_dir(sdir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(write_file(*ctx, src, "strategy=serial", 64, 1), 0);
+  snprintf(hints, sizeof hints, "stage_dir=%s", sdir);
+  read_check(*ctx, src, hints, 64, 0);
+  long long ino = -1;
+  if (g_rank == 0) {
+    CHECK(count_entries(sdir) == 1);
+    only_entry(sdir, copy, sizeof copy);
+    CHECK(same_bytes(copy, src));
+    ino = inode_of(copy);
+  }
+  read_check(*ctx, src, hints, 64, 0);
+  if (g_rank == 0) {
+    CHECK(count_entries(sdir) == 1);
+    CHECK(inode_of(copy) == ino); /* reused, not copied again */
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(write_file(*ctx, src, "strategy=serial", 64, 2), 0); /* a new version */
+  read_check(*ctx, src, hints, 64, 1);
+  if (g_rank == 0) {
+    CHECK(count_entries(sdir) == 1);
+    CHECK(same_bytes(copy, src));
+  }
+  return 0;
+}
+
 static int dest_missing(tsr_ctx **ctx, const char *dir) {
   char path[600], sdir[600], hints[900];
   snprintf(path, sizeof path, "%s/no_such_dir_np%d/x.nc", dir, g_size);
@@ -375,6 +448,7 @@ int main(int argc, char **argv) {
   if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir);
   else if (strcmp(sc, "hybrid") == 0) rc = hybrid(&ctx, dir);
   else if (strcmp(sc, "rewrite") == 0) rc = rewrite(&ctx, dir);
+  else if (strcmp(sc, "stage_in") == 0) rc = stage_in(&ctx, dir);
   else if (strcmp(sc, "dest_missing") == 0) rc = dest_missing(&ctx, dir);
   else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir);
   else if (strcmp(sc, "stage_full") == 0) rc = stage_full(&ctx, dir);
