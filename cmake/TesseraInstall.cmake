@@ -1,11 +1,88 @@
-include(GNUInstallDirs)
+# What `cmake --install` puts under the prefix: libraries with a relative
+# RUNPATH (top-level CMakeLists), the header and Fortran module, the CMake
+# package (find_package(Tessera)), tessera.pc and tessera-fortran.pc for
+# pkg-config, the tessera-config script and the `tessera` Python command.
 include(CMakePackageConfigHelpers)
 install(TARGETS tessera EXPORT TesseraTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/tessera.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT TesseraTargets NAMESPACE Tessera:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
+
+# ---- The MPI that was found, as compiler and linker flags -------------------
+# tessera.h includes mpi.h, so a consumer compiles against the same MPI:
+# pkg-config and tessera-config carry the include directories and libraries
+# FindMPI found (Open MPI, MPICH, Cray MPICH, Intel MPI alike), never a
+# pkg-config module name that only one MPI provides.
+function(tsr_link_flags out)
+  set(flags "")
+  foreach(lib ${ARGN})
+    if(lib MATCHES "^-" OR NOT IS_ABSOLUTE "${lib}")
+      list(APPEND flags "${lib}")      # already a flag (-pthread, -lm) or a bare name
+      continue()
+    endif()
+    get_filename_component(dir "${lib}" DIRECTORY)
+    get_filename_component(name "${lib}" NAME)
+    if(name MATCHES "^lib(.+)\\.(so|a|dylib)(\\..*)?$")
+      list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${dir}" implicit)
+      if(implicit EQUAL -1)
+        list(APPEND flags "-L${dir}")
+      endif()
+      list(APPEND flags "-l${CMAKE_MATCH_1}")
+    else()
+      list(APPEND flags "${lib}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES flags)
+  string(REPLACE ";" " " flags "${flags}")
+  set(${out} "${flags}" PARENT_SCOPE)
+endfunction()
+
+set(_mpi_cflags "")
+foreach(d ${MPI_C_INCLUDE_DIRS})
+  list(APPEND _mpi_cflags "-I${d}")
+endforeach()
+foreach(d ${MPI_C_COMPILE_DEFINITIONS})
+  list(APPEND _mpi_cflags "-D${d}")
+endforeach()
+list(APPEND _mpi_cflags ${MPI_C_COMPILE_OPTIONS})
+list(REMOVE_DUPLICATES _mpi_cflags)
+string(REPLACE ";" " " TESSERA_MPI_CFLAGS "${_mpi_cflags}")
+tsr_link_flags(TESSERA_MPI_LIBS ${MPI_C_LINK_FLAGS} ${MPI_C_LIBRARIES})
+set(_tsr_priv ${NETCDF_MPI_LIBRARY})
+if(TESSERA_HAVE_PNETCDF)
+  list(APPEND _tsr_priv ${PNETCDF_LIBRARY})
+endif()
+tsr_link_flags(TESSERA_PRIVATE_LIBS ${_tsr_priv} -lm)
+
+# Programs linked with pkg-config or tessera-config flags find a shared
+# libtessera in its prefix without LD_LIBRARY_PATH (as CMake consumers do).
+set(TESSERA_RPATH_FLAG "")
+set(TESSERA_PC_RPATH "")
+if(BUILD_SHARED_LIBS AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(TESSERA_RPATH_FLAG "-Wl,-rpath,")
+  set(TESSERA_PC_RPATH "-Wl,-rpath,\${libdir}")
+endif()
+
+# tessera-config and the CMake package say what was built.
+set(TESSERA_HAS_PNETCDF no)
+if(TESSERA_HAVE_PNETCDF)
+  set(TESSERA_HAS_PNETCDF yes)
+endif()
+set(TESSERA_HAS_FORTRAN no)
+set(TESSERA_FC "")
+if(TARGET tessera_fortran)
+  set(TESSERA_HAS_FORTRAN yes)
+  set(TESSERA_FC ${CMAKE_Fortran_COMPILER})   # .mod files are compiler-specific
+endif()
+set(TESSERA_SHARED no)
+if(BUILD_SHARED_LIBS)
+  set(TESSERA_SHARED yes)
+endif()
+
+# ---- CMake package -----------------------------------------------------------
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/TesseraConfig.cmake.in
   ${PROJECT_BINARY_DIR}/TesseraConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
@@ -13,7 +90,34 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/TesseraConfigVersion.cmak
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/TesseraConfig.cmake ${PROJECT_BINARY_DIR}/TesseraConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
-# A relocatable pkg-config file: the prefix is found from the file's own place.
+
+# ---- pkg-config: relocatable, the prefix is found from the file's own place ----
 file(RELATIVE_PATH TESSERA_PC_TO_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+string(REGEX REPLACE "/$" "" TESSERA_PC_TO_PREFIX "${TESSERA_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera.pc.in ${PROJECT_BINARY_DIR}/tessera.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/tessera.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET tessera_fortran)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera-fortran.pc.in
+    ${PROJECT_BINARY_DIR}/tessera-fortran.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/tessera-fortran.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
+# ---- tessera-config (nc-config style) -------------------------------------------
+file(RELATIVE_PATH TESSERA_BIN_TO_PREFIX "/root/${CMAKE_INSTALL_BINDIR}" "/root")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera-config.in ${PROJECT_BINARY_DIR}/tessera-config @ONLY)
+install(PROGRAMS ${PROJECT_BINARY_DIR}/tessera-config DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# ---- The `tessera` command (python/tessera) ---------------------------------------
+# The package goes to <prefix>/lib/tessera/python and bin/tessera runs it with
+# the interpreter chosen at configure time (TESSERA_PYTHON: the Makefile passes
+# the project's .venv; it needs the dependencies of python/pyproject.toml).
+# TESSERA_PYTHON in the environment overrides it when the command runs.
+if(NOT TESSERA_PYTHON)
+  find_program(TESSERA_PYTHON NAMES python3 python)
+endif()
+set(TESSERA_PYTHON_DIR ${CMAKE_INSTALL_LIBDIR}/tessera/python)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/tessera DESTINATION ${TESSERA_PYTHON_DIR}
+  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera-command.in ${PROJECT_BINARY_DIR}/tessera-command @ONLY)
+install(PROGRAMS ${PROJECT_BINARY_DIR}/tessera-command DESTINATION ${CMAKE_INSTALL_BINDIR}
+  RENAME tessera)

@@ -29,7 +29,8 @@ module tessera
 
   public :: tsr_init, tsr_finalize, tsr_decomp_box, tsr_decomp_free, tsr_create, tsr_def_dim, &
             tsr_def_var, tsr_def_var_decomp, tsr_put_att, tsr_enddef, tsr_put, tsr_put_global, &
-            tsr_flush, tsr_close, tsr_strerror, tsr_open, tsr_get, tsr_inq_varid
+            tsr_flush, tsr_close, tsr_strerror, tsr_open, tsr_get, tsr_inq_varid, &
+            tsr_inq_libvers
 
   !> tsr_put(f, varid, frame, d, buf): buf is real(c_float), real(c_double) or
   !> integer(c_int), rank 1 to 3, contiguous (the whole memory box of d).
@@ -178,6 +179,9 @@ module tessera
     type(c_ptr) function c_strerror(e) bind(C, name="tsr_strerror")
       import :: c_int, c_ptr
       integer(c_int), value :: e
+    end function
+    type(c_ptr) function c_inq_libvers() bind(C, name="tsr_inq_libvers")
+      import :: c_ptr
     end function
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
@@ -459,10 +463,22 @@ contains
   function tsr_strerror(err) result(msg)
     integer, intent(in) :: err
     character(len=:), allocatable :: msg
-    type(c_ptr) :: p
+    msg = fstr(c_strerror(int(err, c_int)))
+  end function
+
+  !> The library's version, "MAJOR.MINOR.PATCH" (e.g. "0.1.0"). Not collective;
+  !> may be called before MPI_Init.
+  function tsr_inq_libvers() result(version)
+    character(len=:), allocatable :: version
+    version = fstr(c_inq_libvers())
+  end function
+
+  !> A Fortran copy of a NUL-terminated C string the library owns.
+  function fstr(p) result(msg)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: msg
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    p = c_strerror(int(err, c_int))
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
     allocate(character(len=n) :: msg)

@@ -92,6 +92,14 @@ typedef struct tsr_ctx tsr_ctx;       /**< A library context over one communicat
 typedef struct tsr_decomp tsr_decomp; /**< A box decomposition of a global array. */
 typedef struct tsr_file tsr_file;     /**< An open file. */
 
+/**
+ * The library's version as "MAJOR.MINOR.PATCH" (e.g. "0.1.0"), the version the
+ * library was built as (which may differ from the TSR_VERSION_* macros a
+ * program was compiled with). Static storage, never NULL, never freed. Not
+ * collective; may be called before MPI_Init and without a context.
+ */
+TSR_EXTERN const char *tsr_inq_libvers(void);
+
 /** Text for an error code; never NULL. Not collective. */
 TSR_EXTERN const char *tsr_strerror(int err);
 /** Bytes of one element of @p type; 0 for a value that is no tsr_type. Not collective. */
@@ -163,6 +171,10 @@ TSR_EXTERN void tsr_decomp_free(tsr_decomp **d);
  */
 TSR_EXTERN int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **f);
 
+/* Define calls (tsr_def_dim, tsr_def_var, tsr_put_att, tsr_def_var_decomp) are
+ * collective: every rank makes the same calls. Each returns this rank's result
+ * at once; tsr_enddef agrees on all of them (safe_mode=1: each call agrees). */
+
 /** Define a dimension; @p len TSR_UNLIMITED makes the record dimension. Collective.
  *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EINVAL. */
 TSR_EXTERN int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid);
@@ -188,7 +200,11 @@ TSR_EXTERN int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type ty
                            const void *values);
 
 /** Leave define mode: the backend creates the file with the whole schema. Collective.
- *  @return 0, TSR_EMODE, TSR_EIO, TSR_EACCES, TSR_ENOSPC, TSR_ESHAPE. */
+ *  Define calls are checked on each rank; here every rank's define calls are
+ *  compared in one reduction, and a difference is TSR_EINVAL on every rank,
+ *  naming the first differing call and rank (tsr_backend_error). With the hint
+ *  safe_mode=1 each define call also agrees on its result when it is made.
+ *  @return 0, TSR_EMODE, TSR_EINVAL, TSR_EIO, TSR_EACCES, TSR_ENOSPC, TSR_ESHAPE. */
 TSR_EXTERN int tsr_enddef(tsr_file *f);
 
 /**
@@ -199,6 +215,9 @@ TSR_EXTERN int tsr_enddef(tsr_file *f);
  * Returns as soon as @p buf may be reused. The bytes may reach the file later,
  * but no later than tsr_flush or tsr_close, and the memory Tessera holds for
  * them never exceeds what the hints allow (buffer_bytes, slab_bytes).
+ * With the hint put_mode=deferred the caller instead promises to leave @p buf
+ * unchanged until the next tsr_flush or tsr_close of @p f, and Tessera may
+ * write from it then without copying it now (as ADIOS2's deferred puts).
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EIO, TSR_ENOSPC.
  */
 TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,

@@ -8,8 +8,10 @@
  *   schema_default.c  the default WRF-like field set
  *   schema_cdl.c      --schema FILE.cdl: ncgen + NetCDF inquiry
  *   fields.c          process grid, tiles, Tessera decompositions, model arrays
+ *   atmosphere.c      the physical state: a standard atmosphere in WRF units
  *   kernel.c          stencil kernel and halo exchange
  *   output.c          history files through Tessera
+ *   restart.c         restart and input files: the model state, written and read back
  *   check.c           check values and the read-back verification
  *   metrics.c         timers, reductions, JSON and the summary line
  *   main.c            the model's time loop
@@ -27,6 +29,7 @@
 #define BENCH_PATH 4096
 #define BENCH_ERR 1024
 #define BENCH_DATE_LEN 19 /* "2026-01-01_00:00:00" */
+#define BENCH_STEP_VAR "BENCH_STEP" /* the step counter in restart and input files */
 
 /* Exit codes: the demo tool tells "not built" apart from failures. */
 enum { BENCH_EXIT_OK = 0, BENCH_EXIT_FAIL = 1, BENCH_EXIT_USAGE = 2, BENCH_EXIT_NOTBUILT = 3 };
@@ -112,7 +115,11 @@ enum {
   BO_EVERY = 1u << 6,
   BO_FPF = 1u << 7,
   BO_DT = 1u << 8,
-  BO_START = 1u << 9
+  BO_START = 1u << 9,
+  BO_DX = 1u << 10,
+  BO_DY = 1u << 11,
+  BO_NOCOLONS = 1u << 12,
+  BO_RESTART_EVERY = 1u << 13
 };
 
 typedef struct bench_config {
@@ -120,6 +127,7 @@ typedef struct bench_config {
   int px, py; /* 0: from MPI_Dims_create */
   int steps, output_every, sweeps, frames_per_file;
   double dt;                          /* model seconds per step */
+  double dx, dy;                      /* grid spacing, metres */
   char start_date[BENCH_DATE_LEN + 1]; /* WRF form */
   char schema[BENCH_PATH];            /* "" = default fields */
   char out[BENCH_PATH];
@@ -128,6 +136,11 @@ typedef struct bench_config {
   char user_hints[2048]; /* --hints */
   char nl_hints[512];    /* from io_form_history / quilting */
   char hints[2600];      /* passed to tsr_init */
+  char restart[BENCH_PATH]; /* --restart FILE: resume from it */
+  char input[BENCH_PATH];   /* --input FILE: initial state from a wrfinput */
+  int restart_every;        /* steps between restart files, 0 = none */
+  int write_input;          /* write <out>/wrfinput_d01 */
+  int nocolons;             /* '_' for ':' in file names */
   int check, dry_run, quiet;
   int inject_error; /* test hook: one wrong value in the first output */
   unsigned set; /* BO_* given on the command line (they win over the namelist) */
@@ -148,6 +161,8 @@ int bench_date_add(const char *start, int64_t seconds, char out[BENCH_DATE_LEN +
 int bench_date_valid(const char *date);
 /* Year and day of the year (1-based) of a date. */
 int bench_date_julian(const char *date, int *year, int *jday);
+/* *seconds = b - a for two valid dates. Returns 0 or -1. */
+int bench_date_diff(const char *a, const char *b, int64_t *seconds);
 
 /* ------------------------------------------------------------------ fields */
 
@@ -195,6 +210,8 @@ typedef struct {
   double first_put;     /* start of the first tsr_put / put_global, -1 before */
   double last_step_end; /* end of the last model step, output hand-off included */
   double finalize_end;  /* tsr_finalize returned */
+  double input_s;       /* reading the initial state (--input or --restart) */
+  double restart_s;     /* writing restart (and input) files */
 } bench_timers;
 
 typedef struct {
@@ -220,6 +237,8 @@ typedef struct {
   char strategy[32];
   int64_t bytes; /* data bytes the files hold (whole variables, not per rank) */
   int outputs;   /* history outputs done */
+  int start_step; /* 0, or the step a restart file resumed from */
+  int restarts;   /* restart files written */
   bench_timers tm;
   tsr_stats lib_stats; /* this rank's library totals, taken before tsr_finalize */
   int check_failed;
@@ -231,7 +250,11 @@ int bench_grid_setup(bench_grid *g, MPI_Comm comm, const bench_config *c, char *
                      size_t errlen);
 /* Tile of n points over p ranks at coordinate c; stag adds the last point to the last rank. */
 void bench_tile(int64_t n, int p, int c, int stag, int64_t *start, int64_t *count);
-/* Shapes, Tessera decompositions (collective) and model arrays. Returns a TSR code. */
+/* Shapes and array sizes, checked against 32-bit counts and the node's
+ * memory before anything is allocated. Collective; 0, or -1 with run->err
+ * (the same on every rank). */
+int bench_fields_plan(bench_run *run);
+/* Model arrays and Tessera decompositions (collective). Returns a TSR code. */
 int bench_fields_setup(bench_run *run);
 void bench_fields_free(bench_run *run);
 /* Initial model state (smooth values) and the replicated variables' values. */
@@ -247,6 +270,14 @@ void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, voi
 void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, int64_t *j,
                      int64_t *i);
 
+/* ------------------------------------------------------------------ atmosphere */
+
+/* The physical state (standard atmosphere, WRF units) of every decomposed
+ * field over its whole memory box. */
+void bench_atmos_fill_fields(bench_run *run);
+/* Physical value of element idx of the replicated variable v (ZNU, ZNW, P_TOP, ...). */
+double bench_atmos_global(const bench_run *run, int v, int64_t idx);
+
 /* ------------------------------------------------------------------ kernel */
 
 int bench_halo_exchange(bench_run *run);
@@ -261,10 +292,33 @@ int bench_output(bench_run *run, int t);
 int bench_output_close(bench_run *run);
 /* Flush and close the last file. TSR code. */
 int bench_output_finish(bench_run *run);
+/* "<out>/<prefix><date>", with '_' for ':' in the date under nocolons. */
+void bench_file_path(const bench_run *run, const char *prefix, const char *date, char *path,
+                     size_t n);
+/* WRF date of model step `step`. */
+void bench_step_date(const bench_run *run, int64_t step, char date[BENCH_DATE_LEN + 1]);
+/* Create a file with the run's schema (hints as for tsr_create); with
+ * step_varid also the scalar BENCH_STEP_VAR. Leaves it in data mode. TSR code. */
+int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_file **fp,
+                      int *varids, int *step_varid);
 /* "<out>/wrfout_d01_<date of output t>" */
 void bench_output_path(const bench_run *run, int t, char *path, size_t n);
 /* WRF date of history output t. */
 void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]);
+
+/* ------------------------------------------------------------------ restart */
+
+/* "<out>/wrfrst_d01_<date of step>" and "<out>/wrfinput_d01". */
+void bench_restart_path(const bench_run *run, int64_t step, char *path, size_t n);
+void bench_input_path(const bench_run *run, char *path, size_t n);
+/* Write the model's state at `step` (restart) or the initial state (input).
+ * Collective; TSR code, message in run->err. Timed as restart_s. */
+int bench_restart_write(bench_run *run, int64_t step);
+int bench_input_write(bench_run *run);
+/* Read a restart (restart = 1) or input file into the model's arrays and
+ * set run->start_step. Collective; TSR code, message in run->err. Timed as
+ * input_s. */
+int bench_state_read(bench_run *run, const char *path, int restart);
 
 /* ------------------------------------------------------------------ check */
 
@@ -276,6 +330,8 @@ int64_t bench_global_value(int64_t idx, int64_t t);
 void bench_check_fill(bench_run *run, int t);
 /* Fill the replicated variables for output t (Times and the others). */
 void bench_globals_fill(bench_run *run, int t);
+/* The same at a model step (restart files): Times, XTIME, ITIMESTEP of that step. */
+void bench_globals_fill_step(bench_run *run, int64_t step);
 /* Read every file back and verify every value. Collective over the model comm.
  * Returns 0 when everything matches; prints the verdict. */
 int bench_check_verify(bench_run *run);

@@ -80,10 +80,29 @@ void bench_check_fill(bench_run *run, int t) {
 
 static int is_times(const bench_var *v) { return v->type == TSR_CHAR && strcmp(v->name, "Times") == 0; }
 
-/* Expected element idx of a replicated variable at output t (as double; text as a char). */
-static double global_expect(const bench_run *run, int v, int64_t idx, int t,
+/* WRF's clocks: XTIME (minutes since the simulation start) and ITIMESTEP
+ * (steps) hold the real values in both modes; they are exact in float for
+ * any run the bench can do, so --check still verifies them exactly. */
+static int time_value(const bench_run *run, const bench_var *var, int64_t step, double *value) {
+  double steps = (double)step;
+  if (strcmp(var->name, "XTIME") == 0) {
+    *value = steps * run->cfg.dt / 60.0;
+    return 1;
+  }
+  if (strcmp(var->name, "ITIMESTEP") == 0) {
+    *value = steps;
+    return 1;
+  }
+  return 0;
+}
+
+/* Expected element idx of a replicated variable at output t (as double; text
+ * as a char): the output's date in Times, the clocks, then check values with
+ * --check and the physical values (ZNU, P_TOP, ...) without. */
+static double global_expect(const bench_run *run, int v, int64_t idx, int t, int64_t step,
                             const char date[BENCH_DATE_LEN + 1]) {
   const bench_var *var = &run->schema.vars[v];
+  double clock;
   if (var->type == TSR_CHAR) {
     if (is_times(var)) {
       int64_t len = run->fields[v].nelems;
@@ -92,18 +111,21 @@ static double global_expect(const bench_run *run, int v, int64_t idx, int t,
     }
     return (double)('A' + (idx + t) % 26);
   }
-  return (double)bench_global_value(idx, t);
+  if (time_value(run, var, step, &clock)) return clock;
+  return run->cfg.check ? (double)bench_global_value(idx, t) : bench_atmos_global(run, v, idx);
 }
 
-void bench_globals_fill(bench_run *run, int t) {
+/* The replicated variables at model step `step`; t is the history output
+ * whose check values the others get. */
+static void fill_globals(bench_run *run, int t, int64_t step) {
   char date[BENCH_DATE_LEN + 1];
-  bench_output_date(run, t, date);
+  bench_step_date(run, step, date);
   for (int v = 0; v < run->nfields; v++) {
     bench_field *f = &run->fields[v];
     if (f->shape >= 0) continue;
     tsr_type type = run->schema.vars[v].type;
     for (int64_t e = 0; e < f->nelems; e++) {
-      double val = global_expect(run, v, e, t, date);
+      double val = global_expect(run, v, e, t, step, date);
       switch (type) {
       case TSR_CHAR: ((char *)f->buf)[e] = (char)val; break;
       case TSR_INT: ((int *)f->buf)[e] = (int)val; break;
@@ -112,6 +134,14 @@ void bench_globals_fill(bench_run *run, int t) {
       }
     }
   }
+}
+
+void bench_globals_fill(bench_run *run, int t) {
+  fill_globals(run, t, (int64_t)t * run->cfg.output_every);
+}
+
+void bench_globals_fill_step(bench_run *run, int64_t step) {
+  fill_globals(run, (int)(step / run->cfg.output_every), step);
 }
 
 /* ------------------------------------------------------------ read-back */
@@ -206,7 +236,7 @@ static int verify_frame(verifier *vf, const char *path, int ncid, int varid, int
       } else {
         int64_t lin = 0;
         for (int d = 0; d < nd; d++) lin = lin * run->schema.dims[var->dimids[rec + d]].len + g[d];
-        expect = global_expect(run, v, lin, t, date);
+        expect = global_expect(run, v, lin, t, (int64_t)t * run->cfg.output_every, date);
       }
       double got = read_elem(buf, var->type, e);
       if (var->type == TSR_FLOAT) expect = (double)(float)expect;

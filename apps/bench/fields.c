@@ -1,8 +1,10 @@
 /* Process grid, tiles, one Tessera decomposition per distinct variable
  * shape, and the model's halo'd arrays (WRF's ims..ime around its..ite). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -121,13 +123,84 @@ static int find_shape(const bench_run *run, int ndims, const int dimids[]) {
   return -1;
 }
 
-int bench_fields_setup(bench_run *run) {
+/* Bytes of memory the check assumes a node has: TESSERA_BENCH_MEMORY when
+ * set (a batch job's share of a node, or a test), else the physical memory. */
+static double node_memory(void) {
+  const char *env = getenv("TESSERA_BENCH_MEMORY");
+  if (env && *env) {
+    char *end = NULL;
+    double v = strtod(env, &end);
+    if (end != env && *end == '\0' && v > 0) return v;
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && psize > 0 ? (double)pages * (double)psize : 0.0;
+}
+
+/* Every array the model will allocate, checked before any is: element
+ * counts must fit the 32-bit counts of MPI datatypes and NetCDF reads, and
+ * the arrays of all ranks on a node must fit its memory. A CDL dimension of
+ * 2,000,000,000 or an --nx of a million then stops the run with a message
+ * instead of the kernel killing a rank. Collective over the model. */
+static int check_sizes(bench_run *run, size_t scratch) {
+  const bench_schema *s = &run->schema;
+  double mine = (double)scratch, biggest = 0.0;
+  int big = -1, over = -1;
+  for (int v = 0; v < run->nfields; v++) {
+    const bench_field *f = &run->fields[v];
+    double bytes = (double)f->nelems * (double)f->esize;
+    mine += bytes;
+    if (bytes > biggest) biggest = bytes, big = v;
+    int64_t row = f->shape >= 0 ? run->shapes[f->shape].mcount[run->shapes[f->shape].ndims - 1] : 0;
+    if (over < 0 && (f->nelems > INT_MAX || row * (int64_t)f->esize > INT_MAX)) over = v;
+  }
+  int local = over >= 0 ? 1 : 0, any = 0;
+  MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, run->grid.comm);
+  if (any) {
+    int me = over >= 0 ? run->grid.rank : INT_MAX, who;
+    MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, run->grid.comm);
+    if (run->grid.rank == who)
+      snprintf(run->err, sizeof run->err,
+               "variable %s holds %lld elements on rank %d, more than %d (MPI and NetCDF counts "
+               "are 32-bit): reduce --nx/--ny/--nz or the schema's dimensions, or use more "
+               "processes",
+               s->vars[over].name, (long long)run->fields[over].nelems, who, INT_MAX);
+    MPI_Bcast(run->err, sizeof run->err, MPI_CHAR, who, run->grid.comm);
+    return -1;
+  }
+  MPI_Comm node;
+  MPI_Comm_split_type(run->grid.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  double need = 0.0;
+  int nranks = 1;
+  MPI_Allreduce(&mine, &need, 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Comm_size(node, &nranks);
+  MPI_Comm_free(&node);
+  double have = node_memory();
+  int fail = have > 0.0 && need > have ? 1 : 0, anyfail = 0;
+  MPI_Allreduce(&fail, &anyfail, 1, MPI_INT, MPI_MAX, run->grid.comm);
+  if (!anyfail) return 0;
+  int me = fail ? run->grid.rank : INT_MAX, who;
+  MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, run->grid.comm);
+  if (run->grid.rank == who)
+    snprintf(run->err, sizeof run->err,
+             "the model's arrays need %.0f bytes on a node of %d ranks, more than its memory "
+             "(%.0f bytes); the largest, variable %s, needs %.0f bytes on every rank: reduce "
+             "--nx/--ny/--nz or the schema's dimensions, or use more nodes",
+             need, nranks, have, big >= 0 ? s->vars[big].name : "?", biggest);
+  MPI_Bcast(run->err, sizeof run->err, MPI_CHAR, who, run->grid.comm);
+  return -1;
+}
+
+int bench_fields_plan(bench_run *run) {
   const bench_schema *s = &run->schema;
   run->nfields = s->nvars;
   run->fields = calloc((size_t)s->nvars + 1, sizeof *run->fields);
   run->shapes = calloc((size_t)s->nvars + 1, sizeof *run->shapes);
-  if (!run->fields || !run->shapes) return TSR_ENOMEM;
-  int local_fail = 0;
+  int local_fail = !run->fields || !run->shapes, any_fail = 0;
+  MPI_Allreduce(&local_fail, &any_fail, 1, MPI_INT, MPI_MAX, run->grid.comm);
+  if (any_fail) {
+    snprintf(run->err, sizeof run->err, "out of memory for the field table");
+    return -1;
+  }
   size_t scratch = 0;
   for (int v = 0; v < s->nvars; v++) {
     const bench_var *var = &s->vars[v];
@@ -155,11 +228,23 @@ int bench_fields_setup(bench_run *run) {
       for (int d = 0; d < nd; d++) n *= s->dims[dimids[d]].len;
       f->nelems = n;
     }
-    f->buf = calloc((size_t)(f->nelems > 0 ? f->nelems : 1), f->esize);
-    if (!f->buf) local_fail = 1;
   }
   run->scratch_bytes = scratch;
-  run->scratch = malloc(scratch ? scratch : 1);
+  return check_sizes(run, scratch);
+}
+
+int bench_fields_setup(bench_run *run) {
+  int local_fail = 0;
+  for (int v = 0; v < run->nfields; v++) {
+    bench_field *f = &run->fields[v];
+    /* Zeroed up to a multiple of 8 bytes: NetCDF classic pads a record of a
+     * 19-character Times to 20 bytes, and the PnetCDF path writes that pad
+     * from the byte after the buffer; it must be the same in every run. */
+    size_t bytes = (size_t)(f->nelems > 0 ? f->nelems : 1) * f->esize;
+    f->buf = calloc(1, (bytes + 7) / 8 * 8);
+    if (!f->buf) local_fail = 1;
+  }
+  run->scratch = malloc(run->scratch_bytes ? run->scratch_bytes : 1);
   if (!run->scratch) local_fail = 1;
   int any_fail = 0;
   MPI_Allreduce(&local_fail, &any_fail, 1, MPI_INT, MPI_MAX, run->grid.comm);
@@ -230,40 +315,9 @@ void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, in
   *i = sh->xdim >= 0 ? gidx[sh->xdim] : 0;
 }
 
-typedef struct {
-  bench_field *f;
-  tsr_type type;
-} init_arg;
-
-/* A smooth initial state: a warm bubble over a stratified background. */
-static void init_row(void *argp, const bench_shape *sh, int64_t moff, const int64_t gidx[],
-                     int64_t n) {
-  init_arg *a = argp;
-  int64_t g[TSR_MAX_DIMS];
-  memcpy(g, gidx, sizeof(int64_t) * (size_t)sh->ndims);
-  int last = sh->ndims - 1;
-  for (int64_t e = 0; e < n; e++) {
-    g[last] = gidx[last] + e;
-    int64_t k, j, i;
-    bench_shape_kji(sh, g, &k, &j, &i);
-    double x = (double)(i % 64) - 32.0, y = (double)(j % 64) - 32.0;
-    double val = 280.0 + 0.5 * (double)k + 10.0 / (1.0 + 0.01 * (x * x + y * y)) +
-                 (double)a->f->check_id;
-    switch (a->type) {
-    case TSR_FLOAT: ((float *)a->f->buf)[moff + e] = (float)val; break;
-    case TSR_DOUBLE: ((double *)a->f->buf)[moff + e] = val; break;
-    case TSR_INT: ((int *)a->f->buf)[moff + e] = (int)((i / 8 + j / 8) % 20) + 1; break;
-    case TSR_CHAR: break;
-    }
-  }
-}
-
 void bench_fields_init(bench_run *run) {
-  for (int v = 0; v < run->nfields; v++) {
-    bench_field *f = &run->fields[v];
-    if (f->shape < 0) continue;
-    init_arg a = {f, run->schema.vars[v].type};
-    bench_shape_rows(&run->shapes[f->shape], 0, init_row, &a);
-  }
+  /* The physical state in both modes: --check overwrites the tiles at every
+   * output, but the halos at the domain edges keep these values. */
+  bench_atmos_fill_fields(run);
   bench_globals_fill(run, 0);
 }

@@ -128,25 +128,37 @@ static int lex(lexer *lx, token *t) {
   return 0;
 }
 
+typedef enum { NV_INT, NV_REAL, NV_LOGICAL } nv_type;
+
 typedef struct {
   const char *group;
   const char *key;
+  nv_type type;
   size_t offset;
 } nl_entry;
 
-#define E(g, k) {#g, #k, offsetof(bench_namelist, k)}
+#define E(g, k, t) {#g, #k, t, offsetof(bench_namelist, k)}
 static const nl_entry entries[] = {
-    E(time_control, run_days),       E(time_control, run_hours),
-    E(time_control, run_minutes),    E(time_control, run_seconds),
-    E(time_control, start_year),     E(time_control, start_month),
-    E(time_control, start_day),      E(time_control, start_hour),
-    E(time_control, start_minute),   E(time_control, start_second),
-    E(time_control, history_interval), E(time_control, frames_per_outfile),
-    E(time_control, io_form_history), E(domains, e_we),
-    E(domains, e_sn),                E(domains, e_vert),
-    E(domains, time_step),           E(domains, nproc_x),
-    E(domains, nproc_y),             E(namelist_quilt, nio_groups),
-    E(namelist_quilt, nio_tasks_per_group),
+    E(time_control, run_days, NV_INT),           E(time_control, run_hours, NV_INT),
+    E(time_control, run_minutes, NV_INT),        E(time_control, run_seconds, NV_INT),
+    E(time_control, start_year, NV_INT),         E(time_control, start_month, NV_INT),
+    E(time_control, start_day, NV_INT),          E(time_control, start_hour, NV_INT),
+    E(time_control, start_minute, NV_INT),       E(time_control, start_second, NV_INT),
+    E(time_control, end_year, NV_INT),           E(time_control, end_month, NV_INT),
+    E(time_control, end_day, NV_INT),            E(time_control, end_hour, NV_INT),
+    E(time_control, end_minute, NV_INT),         E(time_control, end_second, NV_INT),
+    E(time_control, history_interval, NV_INT),   E(time_control, history_interval_d, NV_INT),
+    E(time_control, history_interval_h, NV_INT), E(time_control, history_interval_m, NV_INT),
+    E(time_control, history_interval_s, NV_INT), E(time_control, frames_per_outfile, NV_INT),
+    E(time_control, io_form_history, NV_INT),    E(time_control, restart_interval, NV_INT),
+    E(time_control, restart, NV_LOGICAL),        E(time_control, nocolons, NV_LOGICAL),
+    E(domains, max_dom, NV_INT),                 E(domains, e_we, NV_INT),
+    E(domains, e_sn, NV_INT),                    E(domains, e_vert, NV_INT),
+    E(domains, time_step, NV_INT),               E(domains, time_step_fract_num, NV_INT),
+    E(domains, time_step_fract_den, NV_INT),     E(domains, dx, NV_REAL),
+    E(domains, dy, NV_REAL),                     E(domains, nproc_x, NV_INT),
+    E(domains, nproc_y, NV_INT),                 E(namelist_quilt, nio_groups, NV_INT),
+    E(namelist_quilt, nio_tasks_per_group, NV_INT),
 };
 #undef E
 
@@ -156,17 +168,119 @@ static const nl_entry *find_entry(const char *group, const char *key) {
   return NULL;
 }
 
-/* Integer value of a namelist word: accepts `r*value` repeats. */
-static int parse_long(const char *w, long *out) {
-  const char *star = strchr(w, '*');
-  if (star) w = star + 1;
-  if (*w == '\0') return -1;
-  errno = 0;
-  char *end = NULL;
-  long v = strtol(w, &end, 10);
-  if (errno || end == w || *end != '\0') return -1;
-  *out = v;
+/* Fortran constants as a namelist may hold them (strings are tokens of their
+ * own). Each returns 1 when the whole word matches. */
+static int is_integer(const char *w) {
+  if (*w == '+' || *w == '-') w++;
+  if (!isdigit((unsigned char)*w)) return 0;
+  while (isdigit((unsigned char)*w)) w++;
+  return *w == '\0';
+}
+
+static int is_real(const char *w) {
+  if (*w == '+' || *w == '-') w++;
+  int digits = 0;
+  while (isdigit((unsigned char)*w)) w++, digits++;
+  if (*w == '.') {
+    w++;
+    while (isdigit((unsigned char)*w)) w++, digits++;
+  }
+  if (!digits) return 0;
+  if (*w == 'e' || *w == 'E' || *w == 'd' || *w == 'D') {
+    w++;
+    if (*w == '+' || *w == '-') w++;
+    if (!isdigit((unsigned char)*w)) return 0;
+    while (isdigit((unsigned char)*w)) w++;
+  }
+  return *w == '\0';
+}
+
+/* .true. .false. t f .t. .f. true false (any case); sets *v. */
+static int is_logical(const char *w, long *v) {
+  char buf[16];
+  size_t n = strlen(w);
+  if (n == 0 || n >= sizeof buf) return 0;
+  size_t a = w[0] == '.' ? 1 : 0, b = n > a && w[n - 1] == '.' ? n - 1 : n;
+  if (b <= a) return 0;
+  for (size_t i = a; i < b; i++) buf[i - a] = (char)tolower((unsigned char)w[i]);
+  buf[b - a] = '\0';
+  if (strcmp(buf, "t") == 0 || strcmp(buf, "true") == 0) return (*v = 1), 1;
+  if (strcmp(buf, "f") == 0 || strcmp(buf, "false") == 0) return (*v = 0), 1;
   return 0;
+}
+
+/* Split an `r*c` repeat: *rest points at c ("" for a null value `r*`).
+ * Returns 0, or -1 when r is not a positive integer. */
+static int strip_repeat(const char *w, const char **rest) {
+  const char *star = strchr(w, '*');
+  *rest = w;
+  if (!star) return 0;
+  if (star == w) return -1;
+  for (const char *p = w; p < star; p++)
+    if (!isdigit((unsigned char)*p)) return -1;
+  if (atol(w) < 1) return -1;
+  *rest = star + 1;
+  return 0;
+}
+
+/* Check one value token of a key and, for the entries the bench keeps,
+ * convert it. Returns 0 (null value: *is_null = 1), or -1 with the message. */
+static int check_value(const token *t, const nl_entry *e, const char *key, int first,
+                       const char *prev, bench_nl_int *out, int *is_null, char *msg, size_t n) {
+  *is_null = 0;
+  if (t->kind == TK_STRING) {
+    if (!e) return 0;
+  } else {
+    const char *c;
+    long lv = 0;
+    if (strip_repeat(t->text, &c) == 0 && *c == '\0' && c != t->text) {
+      *is_null = 1; /* `3*`: leaves the values as they were, as Fortran does */
+      return 0;
+    }
+    int ok = strip_repeat(t->text, &c) == 0;
+    if (ok && !e) {
+      if (is_integer(c) || is_real(c) || is_logical(c, &lv)) return 0;
+    } else if (ok) {
+      switch (e->type) {
+      case NV_INT:
+        if (is_integer(c)) {
+          errno = 0;
+          long v = strtol(c, NULL, 10);
+          if (errno || v < INT_MIN || v > INT_MAX) {
+            snprintf(msg, n, "'%s' = %s is out of range", key, c);
+            return -1;
+          }
+          out->value = v;
+          return 0;
+        }
+        break;
+      case NV_REAL:
+        if (is_real(c)) {
+          char buf[64];
+          snprintf(buf, sizeof buf, "%s", c);
+          for (char *p = buf; *p; p++)
+            if (*p == 'd' || *p == 'D') *p = 'e'; /* Fortran's double exponent */
+          out->real = strtod(buf, NULL);
+          return 0;
+        }
+        break;
+      case NV_LOGICAL:
+        if (is_logical(c, &lv)) {
+          out->value = lv;
+          return 0;
+        }
+        break;
+      }
+    }
+  }
+  static const char *const what[] = {"an integer", "a real", "a logical (.true. or .false.)"};
+  const char *need = e ? what[e->type] : "a Fortran constant";
+  if (first)
+    snprintf(msg, n, "'%s' needs %s value, found '%s'", key, need, t->text);
+  else
+    snprintf(msg, n, "'%.100s': junk after the value '%.100s': '%.100s' is not %s", key, prev,
+             t->text, need);
+  return -1;
 }
 
 /* Tokenize everything first: the parser needs two tokens of lookahead to
@@ -176,8 +290,23 @@ typedef struct {
   int n, cap;
 } token_list;
 
+/* After a group has closed: does another group start later in the text?
+ * WRF reads its groups and never looks at what follows the last one (job
+ * scripts append lines such as LSF_TIME=0:30), so that tail is ignored. */
+static int group_follows(const char *p) {
+  for (int bol = 1; *p; p++) {
+    if (bol && (*p == '&' || *p == '$') && isalpha((unsigned char)p[1])) return 1;
+    if (*p == '\n')
+      bol = 1;
+    else if (!isspace((unsigned char)*p))
+      bol = 0;
+  }
+  return 0;
+}
+
 static int tokenize(const char *text, const char *name, token_list *tl, char *err, size_t errlen) {
   lexer lx = {text, 1, name, err, errlen};
+  int inside = 0, closed = 0;
   for (;;) {
     if (tl->n == tl->cap) {
       int cap = tl->cap ? 2 * tl->cap : 256;
@@ -187,14 +316,75 @@ static int tokenize(const char *text, const char *name, token_list *tl, char *er
       tl->cap = cap;
     }
     token *t = &tl->v[tl->n];
+    if (!inside && closed && !group_follows(lx.p)) {
+      t->kind = TK_EOF;
+      t->line = lx.line;
+      t->text[0] = '\0';
+      tl->n++;
+      return 0;
+    }
     if (lex(&lx, t) != 0) return -1;
     tl->n++;
     if (t->kind == TK_EOF) return 0;
+    if (t->kind == TK_GROUP) inside = 1;
+    if (t->kind == TK_END && inside) inside = 0, closed++;
   }
 }
 
 static void lower(char *s) {
   for (; *s; s++) *s = (char)tolower((unsigned char)*s);
+}
+
+static void note_group(bench_namelist *nl, const char *group, int line) {
+  if (strcmp(group, "time_control") == 0 && !nl->time_control_line) nl->time_control_line = line;
+  if (strcmp(group, "domains") == 0 && !nl->domains_line) nl->domains_line = line;
+  if (strcmp(group, "namelist_quilt") == 0 && !nl->namelist_quilt_line)
+    nl->namelist_quilt_line = line;
+}
+
+/* One `key = values` entry starting at token i; returns the next index or -1. */
+static int parse_entry(const token_list *tl, int i, const char *group, const char *name,
+                       bench_namelist *nl, char *err, size_t errlen) {
+  const token *t = &tl->v[i];
+  char key[128];
+  snprintf(key, sizeof key, "%s", t->text);
+  lower(key);
+  char *paren = strchr(key, '('); /* eta_levels(1:35) = ... */
+  if (paren) *paren = '\0';
+  int key_line = t->line;
+  if (tl->v[i + 1].kind != TK_EQ)
+    return fail(err, errlen, name, key_line, "expected '=' after '%s'", t->text);
+  if (!bench_nl_key_known(group, key)) {
+    const char *hint = bench_nl_key_suggest(group, key);
+    if (hint)
+      return fail(err, errlen, name, key_line, "unknown variable '%s' in '&%s' (did you mean '%s'?)",
+                  key, group, hint);
+    return fail(err, errlen, name, key_line, "unknown variable '%s' in '&%s'", key, group);
+  }
+  const nl_entry *e = find_entry(group, key);
+  bench_nl_int *slot = e ? (bench_nl_int *)((char *)nl + e->offset) : NULL;
+  i += 2;
+  int nvalues = 0;
+  const char *prev = "";
+  while (tl->v[i].kind == TK_WORD || tl->v[i].kind == TK_STRING || tl->v[i].kind == TK_COMMA) {
+    const token *v = &tl->v[i];
+    if (v->kind == TK_WORD && tl->v[i + 1].kind == TK_EQ) break; /* next key */
+    i++;
+    if (v->kind == TK_COMMA) continue;
+    bench_nl_int got = {0, 0.0, 0};
+    int is_null = 0;
+    char msg[1024];
+    if (check_value(v, e, key, nvalues == 0, prev, &got, &is_null, msg, sizeof msg) != 0)
+      return fail(err, errlen, name, v->line, "%s", msg);
+    if (nvalues == 0 && slot && !is_null) { /* domain 1 */
+      got.line = key_line;
+      *slot = got;
+    }
+    prev = v->text;
+    nvalues++;
+  }
+  if (nvalues == 0) return fail(err, errlen, name, key_line, "missing value for '%s'", key);
+  return i;
 }
 
 int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl, char *err,
@@ -204,10 +394,11 @@ int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl,
   token_list tl = {NULL, 0, 0};
   int rc = tokenize(text ? text : "", name, &tl, err, errlen);
   char group[128] = "";
-  int group_line = 0;
+  int group_line = 0, last_line = 1;
   int i = 0;
   while (rc == 0) {
     token *t = &tl.v[i];
+    last_line = t->line;
     if (group[0] == '\0') {
       if (t->kind == TK_EOF) break;
       if (t->kind != TK_GROUP) {
@@ -218,6 +409,7 @@ int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl,
       }
       snprintf(group, sizeof group, "%s", t->text);
       group_line = t->line;
+      note_group(nl, group, group_line);
       i++;
       continue;
     }
@@ -244,40 +436,20 @@ int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl,
                 t->kind == TK_EQ ? "=" : t->text);
       break;
     }
-    char key[128];
-    snprintf(key, sizeof key, "%s", t->text);
-    lower(key);
-    char *paren = strchr(key, '('); /* history_interval(1) = ... */
-    if (paren) *paren = '\0';
-    int key_line = t->line;
-    if (tl.v[i + 1].kind != TK_EQ) {
-      rc = fail(err, errlen, name, key_line, "expected '=' after '%s'", t->text);
+    int next = parse_entry(&tl, i, group, name, nl, err, errlen);
+    if (next < 0) {
+      rc = -1;
       break;
     }
-    i += 2;
-    const token *first = NULL;
-    while (tl.v[i].kind == TK_WORD || tl.v[i].kind == TK_STRING || tl.v[i].kind == TK_COMMA) {
-      if (tl.v[i].kind == TK_WORD && tl.v[i + 1].kind == TK_EQ) break; /* next key */
-      if (tl.v[i].kind != TK_COMMA && !first) first = &tl.v[i];
-      i++;
-    }
-    if (!first) {
-      rc = fail(err, errlen, name, key_line, "missing value for '%s'", key);
-      break;
-    }
-    const nl_entry *e = find_entry(group, key);
-    if (!e) continue;
-    long v = 0;
-    if (first->kind != TK_WORD || parse_long(first->text, &v) != 0) {
-      rc = fail(err, errlen, name, first->line, "'%s' needs an integer value, found '%s'", key,
-                first->text);
-      break;
-    }
-    bench_nl_int *slot = (bench_nl_int *)((char *)nl + e->offset);
-    slot->value = v;
-    slot->line = key_line;
+    i = next;
   }
   free(tl.v);
+  /* WRF reads &time_control and &domains unconditionally and stops when
+   * either is missing; the message points at the end of the text. */
+  if (rc == 0 && !nl->time_control_line)
+    rc = fail(err, errlen, name, last_line, "required group '&time_control' is missing");
+  if (rc == 0 && !nl->domains_line)
+    rc = fail(err, errlen, name, last_line, "required group '&domains' is missing");
   return rc;
 }
 

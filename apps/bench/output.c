@@ -15,88 +15,124 @@
     (run)->tm.blocked_s += MPI_Wtime() - t0_;                                               \
   } while (0)
 
-static int report(bench_run *run, int rc, const char *call, const char *what) {
+static int report_on(bench_run *run, tsr_file *file, int rc, const char *call, const char *what) {
   if (rc == 0) return 0;
   int code = 0;
   const char *msg = NULL;
-  if (run->file) tsr_backend_error(run->file, &code, &msg);
+  if (file) tsr_backend_error(file, &code, &msg);
+  else
+    msg = tsr_last_error(); /* tsr_create / tsr_open failed: no handle to ask */
   snprintf(run->err, sizeof run->err, "%s(%s): %s: %s%s%s", call, what, tsr_errname(rc),
            tsr_strerror(rc), msg && *msg ? " - " : "", msg && *msg ? msg : "");
   return rc;
 }
 
-void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]) {
-  double secs = (double)t * run->cfg.output_every * run->cfg.dt;
+static int report(bench_run *run, int rc, const char *call, const char *what) {
+  return report_on(run, run->file, rc, call, what);
+}
+
+void bench_step_date(const bench_run *run, int64_t step, char date[BENCH_DATE_LEN + 1]) {
+  double secs = (double)step * run->cfg.dt;
   if (bench_date_add(run->cfg.start_date, (int64_t)(secs + 0.5), date) != 0)
     snprintf(date, BENCH_DATE_LEN + 1, "%s", run->cfg.start_date);
+}
+
+void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]) {
+  bench_step_date(run, (int64_t)t * run->cfg.output_every, date);
+}
+
+void bench_file_path(const bench_run *run, const char *prefix, const char *date, char *path,
+                     size_t n) {
+  char d[BENCH_DATE_LEN + 1];
+  snprintf(d, sizeof d, "%s", date);
+  /* WRF's nocolons: colons in file names break tools that read NAME:... as
+   * a host or a drive (and PnetCDF's own utilities); only the date has them. */
+  if (run->cfg.nocolons)
+    for (char *p = d; *p; p++)
+      if (*p == ':') *p = '_';
+  snprintf(path, n, "%.4000s/%s%s", run->cfg.out, prefix, d);
 }
 
 void bench_output_path(const bench_run *run, int t, char *path, size_t n) {
   char date[BENCH_DATE_LEN + 1];
   bench_output_date(run, t, date);
-  snprintf(path, n, "%.4000s/wrfout_d01_%s", run->cfg.out, date);
+  bench_file_path(run, "wrfout_d01_", date, path, n);
 }
 
-static int put_atts(bench_run *run, int varid, const bench_att_list *l, const char *what) {
+static int put_atts(bench_run *run, tsr_file *file, int varid, const bench_att_list *l,
+                    const char *what) {
   for (int a = 0; a < l->n; a++) {
     const bench_att *att = &l->v[a];
     int rc;
-    TSR_TIMED(run, rc, tsr_put_att(run->file, varid, att->name, att->type, att->len, att->values));
+    TSR_TIMED(run, rc, tsr_put_att(file, varid, att->name, att->type, att->len, att->values));
     if (rc) {
       char w[2 * TSR_MAX_NAME + 2];
       snprintf(w, sizeof w, "%s:%s", what, att->name);
-      return report(run, rc, "tsr_put_att", w);
+      return report_on(run, file, rc, "tsr_put_att", w);
     }
   }
   return 0;
 }
 
-static int define_file(bench_run *run, const char *path) {
+int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_file **fp,
+                      int *varids, int *step_varid) {
   const bench_schema *s = &run->schema;
   int rc;
-  TSR_TIMED(run, rc, tsr_create(run->ctx, path, NULL, &run->file));
-  if (rc) return report(run, rc, "tsr_create", path);
-  if (!run->strategy[0]) snprintf(run->strategy, sizeof run->strategy, "%s", tsr_file_strategy(run->file));
+  TSR_TIMED(run, rc, tsr_create(run->ctx, path, hints, fp));
+  if (rc) return report_on(run, *fp, rc, "tsr_create", path);
+  tsr_file *file = *fp;
   int dimids[256];
   int *ids = s->ndims <= 256 ? dimids : malloc(sizeof(int) * (size_t)s->ndims);
-  if (!ids) return report(run, TSR_ENOMEM, "define", path);
+  if (!ids) rc = report_on(run, file, TSR_ENOMEM, "define", path);
   for (int d = 0; d < s->ndims && rc == 0; d++) {
-    TSR_TIMED(run, rc, tsr_def_dim(run->file, s->dims[d].name, s->dims[d].len, &ids[d]));
-    if (rc) report(run, rc, "tsr_def_dim", s->dims[d].name);
+    TSR_TIMED(run, rc, tsr_def_dim(file, s->dims[d].name, s->dims[d].len, &ids[d]));
+    if (rc) report_on(run, file, rc, "tsr_def_dim", s->dims[d].name);
   }
   for (int v = 0; v < s->nvars && rc == 0; v++) {
     const bench_var *var = &s->vars[v];
     const bench_field *f = &run->fields[v];
     int vd[TSR_MAX_DIMS];
     for (int i = 0; i < var->ndims; i++) vd[i] = ids[var->dimids[i]];
-    TSR_TIMED(run, rc, tsr_def_var(run->file, var->name, var->type, var->ndims, vd, &run->varids[v]));
+    TSR_TIMED(run, rc, tsr_def_var(file, var->name, var->type, var->ndims, vd, &varids[v]));
     if (rc) {
-      report(run, rc, "tsr_def_var", var->name);
+      report_on(run, file, rc, "tsr_def_var", var->name);
       break;
     }
-    if ((rc = put_atts(run, run->varids[v], &var->atts, var->name)) != 0) break;
+    if ((rc = put_atts(run, file, varids[v], &var->atts, var->name)) != 0) break;
     if (f->shape < 0) continue;
     if (run->cfg.check) {
-      TSR_TIMED(run, rc, tsr_put_att(run->file, run->varids[v], "check_id", TSR_INT, 1, &f->check_id));
+      TSR_TIMED(run, rc, tsr_put_att(file, varids[v], "check_id", TSR_INT, 1, &f->check_id));
       if (rc) {
-        report(run, rc, "tsr_put_att", "check_id");
+        report_on(run, file, rc, "tsr_put_att", "check_id");
         break;
       }
     }
-    TSR_TIMED(run, rc, tsr_def_var_decomp(run->file, run->varids[v], run->shapes[f->shape].d));
-    if (rc) report(run, rc, "tsr_def_var_decomp", var->name);
+    TSR_TIMED(run, rc, tsr_def_var_decomp(file, varids[v], run->shapes[f->shape].d));
+    if (rc) report_on(run, file, rc, "tsr_def_var_decomp", var->name);
   }
   if (ids != dimids) free(ids);
-  if (rc == 0) rc = put_atts(run, TSR_GLOBAL, &s->gatts, "global");
+  /* Restart and input files also hold the model's step counter. */
+  if (rc == 0 && step_varid) {
+    TSR_TIMED(run, rc, tsr_def_var(file, BENCH_STEP_VAR, TSR_INT, 0, NULL, step_varid));
+    if (rc) report_on(run, file, rc, "tsr_def_var", BENCH_STEP_VAR);
+  }
+  if (rc == 0) rc = put_atts(run, file, TSR_GLOBAL, &s->gatts, "global");
   if (rc == 0) {
-    TSR_TIMED(run, rc, tsr_enddef(run->file));
-    if (rc) report(run, rc, "tsr_enddef", path);
+    TSR_TIMED(run, rc, tsr_enddef(file));
+    if (rc) report_on(run, file, rc, "tsr_enddef", path);
   }
   if (rc) {
     int ignore;
-    TSR_TIMED(run, ignore, tsr_close(&run->file));
+    TSR_TIMED(run, ignore, tsr_close(fp));
     (void)ignore;
   }
+  return rc;
+}
+
+static int define_file(bench_run *run, const char *path) {
+  int rc = bench_define_file(run, path, NULL, &run->file, run->varids, NULL);
+  if (rc == 0 && !run->strategy[0])
+    snprintf(run->strategy, sizeof run->strategy, "%s", tsr_file_strategy(run->file));
   return rc;
 }
 

@@ -161,7 +161,12 @@ int bench_schema_resize(bench_schema *s, int nx, int ny, int nz, char *err, size
     case BD_Y_STAG: d->len = ny + 1; break;
     case BD_Z: d->len = nz; break;
     case BD_Z_STAG: d->len = nz + 1; break;
-    case BD_OTHER: break;
+    case BD_OTHER:
+      /* WRF's Times are "2026-01-01_00:00:00", 19 characters; some headers
+       * (the PnetCDF benchmark's among them) say 20, and then wrf-python
+       * cannot parse the times. */
+      if (strcmp(d->name, "DateStrLen") == 0) d->len = BENCH_DATE_LEN;
+      break;
     }
     if (d->len == TSR_UNLIMITED) nrec++;
   }
@@ -207,10 +212,18 @@ static int set_text(bench_att_list *l, const char *name, const char *text, int a
   return bench_att_text(l, name, text);
 }
 
+/* "2026-01-01_00:00:00" -> "2026-01-01 00:00:00", the form of WRF's XTIME units. */
+static void units_date(const char *date, char out[BENCH_DATE_LEN + 1]) {
+  snprintf(out, BENCH_DATE_LEN + 1, "%s", date);
+  if (strlen(out) > 10) out[10] = ' ';
+}
+
 int bench_schema_run_atts(bench_schema *s, const bench_config *c, int px, int py) {
   bench_att_list *g = &s->gatts;
   /* The default fields get WRF's run attributes; a replayed schema keeps its
-   * own set, with the ones it has updated to this run. */
+   * own set, with the ones it has updated to this run. The bench's dates
+   * are those of the simulation (a resumed run keeps them, so that its
+   * history files are byte-identical to an uninterrupted run's). */
   int add = c->schema[0] == '\0';
   int rc = 0;
   rc |= set_text(g, "START_DATE", c->start_date, add);
@@ -219,6 +232,8 @@ int bench_schema_run_atts(bench_schema *s, const bench_config *c, int px, int py
   rc |= set_int(g, "SOUTH-NORTH_GRID_DIMENSION", c->ny + 1, add);
   rc |= set_int(g, "BOTTOM-TOP_GRID_DIMENSION", c->nz + 1, add);
   if (add || bench_att_find(g, "DT")) rc |= bench_att_float(g, "DT", (float)c->dt);
+  if (add || bench_att_find(g, "DX")) rc |= bench_att_float(g, "DX", (float)c->dx);
+  if (add || bench_att_find(g, "DY")) rc |= bench_att_float(g, "DY", (float)c->dy);
   rc |= set_int(g, "WEST-EAST_PATCH_END_UNSTAG", c->nx, 0);
   rc |= set_int(g, "WEST-EAST_PATCH_END_STAG", c->nx + 1, 0);
   rc |= set_int(g, "SOUTH-NORTH_PATCH_END_UNSTAG", c->ny, 0);
@@ -232,6 +247,18 @@ int bench_schema_run_atts(bench_schema *s, const bench_config *c, int px, int py
   if (bench_date_julian(c->start_date, &year, &jday) == 0) {
     rc |= set_int(g, "JULYR", year, add);
     rc |= set_int(g, "JULDAY", jday, add);
+  }
+  /* XTIME counts minutes from the simulation start: its units say so, so
+   * that xarray and CDO put the files at the right dates. */
+  int xt = -1;
+  for (int v = 0; v < s->nvars; v++)
+    if (strcmp(s->vars[v].name, "XTIME") == 0) xt = v;
+  if (xt >= 0) {
+    char d[BENCH_DATE_LEN + 1], units[64];
+    units_date(c->start_date, d);
+    snprintf(units, sizeof units, "minutes since %s", d);
+    rc |= bench_att_text(&s->vars[xt].atts, "units", units);
+    rc |= bench_att_text(&s->vars[xt].atts, "description", units);
   }
   return rc ? -1 : 0;
 }

@@ -21,8 +21,17 @@ static const field_def fields[] = {
      "LATITUDE, SOUTH IS NEGATIVE"},
     {"XLONG", TSR_FLOAT, "Time south_north west_east", "XY ", "", "degree_east",
      "LONGITUDE, WEST IS NEGATIVE"},
+    {"XLAT_U", TSR_FLOAT, "Time south_north west_east_stag", "XY ", "X", "degree_north",
+     "LATITUDE, SOUTH IS NEGATIVE"},
+    {"XLONG_U", TSR_FLOAT, "Time south_north west_east_stag", "XY ", "X", "degree_east",
+     "LONGITUDE, WEST IS NEGATIVE"},
+    {"XLAT_V", TSR_FLOAT, "Time south_north_stag west_east", "XY ", "Y", "degree_north",
+     "LATITUDE, SOUTH IS NEGATIVE"},
+    {"XLONG_V", TSR_FLOAT, "Time south_north_stag west_east", "XY ", "Y", "degree_east",
+     "LONGITUDE, WEST IS NEGATIVE"},
     {"ZNU", TSR_FLOAT, "Time bottom_top", "Z  ", "", "", "eta values on half (mass) levels"},
     {"ZNW", TSR_FLOAT, "Time bottom_top_stag", "Z  ", "Z", "", "eta values on full (w) levels"},
+    /* units and description get the start date (bench_schema_run_atts) */
     {"XTIME", TSR_FLOAT, "Time", "0  ", "", "minutes since simulation start",
      "minutes since simulation start"},
     {"ITIMESTEP", TSR_INT, "Time", "0  ", "", "", ""},
@@ -34,10 +43,14 @@ static const field_def fields[] = {
      "z-wind component"},
     {"PH", TSR_FLOAT, "Time bottom_top_stag south_north west_east", "XYZ", "Z", "m2 s-2",
      "perturbation geopotential"},
+    {"PHB", TSR_FLOAT, "Time bottom_top_stag south_north west_east", "XYZ", "Z", "m2 s-2",
+     "base-state geopotential"},
     {"T", TSR_FLOAT, "Time bottom_top south_north west_east", "XYZ", "", "K",
      "perturbation potential temperature theta-t0"},
     {"P", TSR_FLOAT, "Time bottom_top south_north west_east", "XYZ", "", "Pa",
      "perturbation pressure"},
+    {"PB", TSR_FLOAT, "Time bottom_top south_north west_east", "XYZ", "", "Pa",
+     "BASE STATE PRESSURE"},
     {"QVAPOR", TSR_FLOAT, "Time bottom_top south_north west_east", "XYZ", "", "kg kg-1",
      "Water vapor mixing ratio"},
     {"TSLB", TSR_FLOAT, "Time soil_layers_stag south_north west_east", "XYZ", "Z", "K",
@@ -88,6 +101,10 @@ static int add_field(bench_schema *s, const field_def *f) {
                         : strcmp(f->name, "V") == 0 ? "XLONG_V XLAT_V XTIME"
                         : strcmp(f->name, "XLAT") == 0 || strcmp(f->name, "XLONG") == 0
                             ? "XLONG XLAT"
+                        : strcmp(f->name, "XLAT_U") == 0 || strcmp(f->name, "XLONG_U") == 0
+                            ? "XLONG_U XLAT_U"
+                        : strcmp(f->name, "XLAT_V") == 0 || strcmp(f->name, "XLONG_V") == 0
+                            ? "XLONG_V XLAT_V"
                             : "XLONG XLAT XTIME";
     rc |= bench_att_text(a, "coordinates", coord);
   }
@@ -122,6 +139,10 @@ int bench_schema_default(bench_schema *s, char *err, size_t errlen) {
   rc |= bench_att_float(g, "CEN_LON", -98.0f);
   rc |= bench_att_float(g, "TRUELAT1", 30.0f);
   rc |= bench_att_float(g, "TRUELAT2", 60.0f);
+  rc |= bench_att_float(g, "MOAD_CEN_LAT", 40.0f);
+  rc |= bench_att_float(g, "STAND_LON", -98.0f);
+  rc |= bench_att_float(g, "POLE_LAT", 90.0f);
+  rc |= bench_att_float(g, "POLE_LON", 0.0f);
   rc |= bench_att_text(g, "SIMULATION_INITIALIZATION_TYPE", "REAL-DATA CASE");
   static const char *const patch[] = {"WEST-EAST_PATCH_START_UNSTAG", "WEST-EAST_PATCH_END_UNSTAG",
                                       "WEST-EAST_PATCH_START_STAG", "WEST-EAST_PATCH_END_STAG",

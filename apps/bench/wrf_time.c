@@ -72,3 +72,13 @@ int bench_date_julian(const char *date, int *year, int *jday) {
   *jday = (int)(days_from_civil(y, mo, d) - days_from_civil(y, 1, 1) + 1);
   return 0;
 }
+
+int bench_date_diff(const char *a, const char *b, int64_t *seconds) {
+  int y, mo, d, h, mi, se, y2, mo2, d2, h2, mi2, se2;
+  if (parse(a, &y, &mo, &d, &h, &mi, &se) != 0 || parse(b, &y2, &mo2, &d2, &h2, &mi2, &se2) != 0)
+    return -1;
+  int64_t ta = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+  int64_t tb = days_from_civil(y2, mo2, d2) * 86400 + h2 * 3600 + mi2 * 60 + se2;
+  *seconds = tb - ta;
+  return 0;
+}

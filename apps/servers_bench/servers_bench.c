@@ -10,6 +10,9 @@
  * finalize; for `servers` it also times a memcpy of the same tile bytes on
  * the same rank into a warm buffer, and prints the ratio. This is a
  * benchmark, not a test: CTest only runs it once as a smoke test. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,38 +50,74 @@ static void usage(void) {
   fprintf(stderr,
           "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
           "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
-          "       --only servers|serial|direct]\n");
+          "       --only servers|serial|direct] [--version] [--help]\n");
 }
 
-static int parse(int argc, char **argv, options *o) {
+/* A whole decimal int in [lo, INT_MAX]; -1 otherwise. */
+static int parse_int(const char *v, int lo) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || end == v || *end || x < lo || x > INT_MAX) return -1;
+  return (int)x;
+}
+
+/* Options through getopt_long (long names only). Every rank parses; the
+ * caller prints the usage once. Returns 0, or -1 with a message in err. */
+static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
   *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, "netcdf", ".", ""};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define OPT_I(name, field)                \
-  if (!strcmp(a, name) && v) {            \
-    o->field = atoi(v);                   \
-    i++;                                  \
-    continue;                             \
-  }
-    OPT_I("--nx", nx) OPT_I("--ny", ny) OPT_I("--nz", nz) OPT_I("--vars", nvars)
-    OPT_I("--steps", steps) OPT_I("--every", every) OPT_I("--sweeps", sweeps)
-    OPT_I("--groups", groups) OPT_I("--tasks", tasks)
-#undef OPT_I
-    if (!strcmp(a, "--backend") && v) {
-      snprintf(o->backend, sizeof o->backend, "%s", argv[++i]);
-    } else if (!strcmp(a, "--dir") && v) {
-      snprintf(o->dir, sizeof o->dir, "%s", argv[++i]);
-    } else if (!strcmp(a, "--only") && v) {
-      snprintf(o->only, sizeof o->only, "%s", argv[++i]);
-    } else if (!strcmp(a, "--keep")) {
-      o->keep = 1;
-    } else {
+  enum { O_NX = 256, O_NY, O_NZ, O_VARS, O_STEPS, O_EVERY, O_SWEEPS, O_GROUPS, O_TASKS,
+         O_BACKEND, O_DIR, O_ONLY, O_KEEP };
+  static const struct option longopts[] = {
+      {"nx", required_argument, NULL, O_NX},         {"ny", required_argument, NULL, O_NY},
+      {"nz", required_argument, NULL, O_NZ},         {"vars", required_argument, NULL, O_VARS},
+      {"steps", required_argument, NULL, O_STEPS},   {"every", required_argument, NULL, O_EVERY},
+      {"sweeps", required_argument, NULL, O_SWEEPS}, {"groups", required_argument, NULL, O_GROUPS},
+      {"tasks", required_argument, NULL, O_TASKS},   {"backend", required_argument, NULL, O_BACKEND},
+      {"dir", required_argument, NULL, O_DIR},       {"only", required_argument, NULL, O_ONLY},
+      {"keep", no_argument, NULL, O_KEEP},           {NULL, 0, NULL, 0}};
+  opterr = 0; /* messages come from rank 0 only, below */
+  optind = 1;
+  int c, idx;
+  while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
+    int min = 1, *field = NULL;
+    switch (c) {
+    case O_NX: case O_NY: case O_NZ: {
+      int v = parse_int(optarg, c == O_NZ ? 1 : 4);
+      if (v < 0) {
+        snprintf(err, errlen, "--%s needs an integer >= %d, got '%s'", longopts[idx].name,
+                 c == O_NZ ? 1 : 4, optarg);
+        return -1;
+      }
+      *(c == O_NX ? &o->nx : c == O_NY ? &o->ny : &o->nz) = v;
+      continue;
+    }
+    case O_VARS: field = &o->nvars; break;
+    case O_STEPS: field = &o->steps; break;
+    case O_EVERY: field = &o->every; break;
+    case O_SWEEPS: field = &o->sweeps; min = 0; break;
+    case O_GROUPS: field = &o->groups; break;
+    case O_TASKS: field = &o->tasks; break;
+    case O_BACKEND: snprintf(o->backend, sizeof o->backend, "%s", optarg); continue;
+    case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); continue;
+    case O_ONLY: snprintf(o->only, sizeof o->only, "%s", optarg); continue;
+    case O_KEEP: o->keep = 1; continue;
+    default:
+      snprintf(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
       return -1;
     }
+    int v = parse_int(optarg, min);
+    if (v < 0) {
+      snprintf(err, errlen, "--%s needs an integer >= %d, got '%s'", longopts[idx].name, min,
+               optarg);
+      return -1;
+    }
+    *field = v;
   }
-  if (o->nx < 4 || o->ny < 4 || o->nz < 1 || o->nvars < 1 || o->steps < 1 || o->every < 1 ||
-      o->groups < 1 || o->tasks < 1)
+  if (optind < argc) {
+    snprintf(err, errlen, "unexpected argument: %s", argv[optind]);
     return -1;
+  }
   return 0;
 }
 
@@ -241,14 +280,34 @@ static int run(const options *o, const char *strategy, result *r) {
   return rc;
 }
 
+/* --version and --help answer before MPI starts, so they work without mpiexec. */
+static int early_option(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--version")) {
+      printf("tessera-servers-bench (Tessera) %s\n", tsr_inq_libvers());
+      return 1;
+    }
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage();
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (early_option(argc, argv)) return 0;
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   options o;
-  if (parse(argc, argv, &o)) {
-    if (rank == 0) usage();
+  char err[256] = "";
+  if (parse(argc, argv, &o, err, sizeof err)) {
+    if (rank == 0) {
+      fprintf(stderr, "tessera-servers-bench: %s\n", err);
+      usage();
+    }
     MPI_Finalize();
     return 2;
   }

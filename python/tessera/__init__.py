@@ -1,4 +1,4 @@
-"""Tessera's command-line tools: `python -m tessera <command>`.
+"""Tessera's command-line tools: `tessera <command>` (or `python -m tessera <command>`).
 
 Commands (see `python -m tessera --help`): demo (run the benchmark model for
 every built strategy and compare), table and plot (present bench --json

@@ -1,4 +1,6 @@
-"""`python -m tessera <command> [args]`: dispatch to the module tessera.<command>.
+"""`tessera <command> [args]` (or `python -m tessera ...`): dispatch to the
+module tessera.<command>. Installed as the console script `tessera`
+(python/pyproject.toml).
 
 The table below is the whole registry: a command is a module of this package
 exposing `main(argv) -> int`. A command whose module is not present in this
@@ -9,6 +11,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from . import __version__
+
 #: command -> one-line description; the module is tessera.<command>.
 COMMANDS = {
     "demo": "run tessera-bench for every built strategy, verify, compare (make demo)",
@@ -17,15 +21,17 @@ COMMANDS = {
     "tune": "find the fastest output configuration for a run (autotuner)",
     "stats": "summarise TESSERA_STATS_FILE statistics records",
     "join": "join the per-rank pieces of strategy=split output into one NetCDF file",
+    "clean": "remove the temporaries and locks that interrupted runs left behind",
     "stage": "fast-tier staging: `stage recover STAGE_DIR` finishes interrupted drains",
 }
 
 
 def usage() -> str:
     width = max(len(c) for c in COMMANDS)
-    lines = ["usage: python -m tessera <command> [args]", "", "commands:"]
+    lines = ["usage: tessera [--version] <command> [args]", "", "commands:"]
     lines += [f"  {c.ljust(width)}  {d}" for c, d in COMMANDS.items()]
-    lines += ["", "`python -m tessera <command> --help` describes a command."]
+    lines += ["", "`tessera <command> --help` describes a command, "
+              "`tessera <command> --version` prints its version."]
     return "\n".join(lines)
 
 
@@ -42,20 +48,42 @@ def load(command: str):
     return module if callable(getattr(module, "main", None)) else None
 
 
+def asks_version(args: list) -> bool:
+    """--version among a command's own options (not in the COMMAND after `--`
+    that `tessera tune` runs)."""
+    own = args[:args.index("--")] if "--" in args else args
+    return "--version" in own
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if argv else 2
+    if argv[0] in ("--version", "-V"):
+        print(f"tessera {__version__}")
+        return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:
         print(f"tessera: unknown command '{command}'\n\n{usage()}", file=sys.stderr)
         return 2
-    module = load(command)
+    try:
+        module = load(command)
+    except ModuleNotFoundError as e:
+        # A dependency of the command (python/pyproject.toml) is missing.
+        print(f"tessera: command '{command}' needs the Python package '{e.name}', which "
+              f"{sys.executable} does not have: install the tools with `pip install "
+              f"./python` (from the Tessera sources), or point TESSERA_PYTHON at an "
+              f"interpreter that has them", file=sys.stderr)
+        return 2
     if module is None:
         print(f"tessera: command '{command}' is not available in this checkout "
               f"(no module tessera.{command} with main(argv))", file=sys.stderr)
         return 2
+    if asks_version(rest):
+        # Every command, including those added later, answers the same way.
+        print(f"tessera {command} {__version__}")
+        return 0
     rc = module.main(rest)
     return int(rc or 0)
 

@@ -16,10 +16,13 @@ import sys
 import time
 from pathlib import Path
 
+from rich.console import Console
+
 from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
 from .table import format_table
+from .textout import step
 
 #: strategy -> hints, in the order the table shows them. Servers take one of
 #: the ranks, so every strategy runs on the same number of processes.
@@ -160,13 +163,14 @@ def main(argv=None) -> int:
         print(f"  ({args.np} processes share {cores} cores: compare strategies with each other, "
               f"not with other machines)")
     records = []
+    console = Console(file=sys.stdout, highlight=False)
     for i, name in enumerate(names, 1):
-        print(f"[{i}/{len(names)}] {name:<9} running tessera-bench --check on {args.np} "
-              f"processes ... ", end="", flush=True)
-        t0 = time.monotonic()
-        rec = run_one(args, name, bench, out, env)
-        print(progress(rec, time.monotonic() - t0), flush=True)
-        records.append(rec)
+        def one(name=name):
+            t0 = time.monotonic()
+            rec = run_one(args, name, bench, out, env)
+            return rec, progress(rec, time.monotonic() - t0)
+        records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
+                                     f"--check on {args.np} processes ...", one))
     results = out / "results.json"
     results.write_text(json.dumps({"runs": records}, indent=2) + "\n", encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]

@@ -1,4 +1,4 @@
-"""`tessera join [-o OUT] [--force] PIECE_OR_PATH...`: join split output into one file.
+"""`tessera join [--out DIR | -o FILE] [--force] PIECE_OR_PATH...`: join split output.
 
 strategy=split (WRF io_form=102) leaves one piece per rank, `<path>.0000` ..
 `<path>.<nranks-1>`, each holding only that rank's tile of every decomposed
@@ -14,8 +14,11 @@ the output is written variable by variable, record by record.
 
 Each argument names one file to join, by its base path or by any of its pieces;
 the pieces are always found from `tessera_split_nranks`, so `tessera join
-out/wrfout_d01_*` joins every file of a run. The output is the base path unless
-`-o` (one file only); an existing output is kept unless `--force`.
+out/wrfout_d01_*` joins every file of a run. Joined files go to `--out DIR`
+(default: the sibling directory `<pieces' directory>-joined`, e.g. `out-joined/`
+for pieces in `out/`), or to `-o FILE` (one file only), and never beside the
+pieces: `ncrcat out/wrfout_d01_*` would then read pieces and joined files
+together. An existing output is kept unless `--force`.
 """
 from __future__ import annotations
 
@@ -260,10 +263,33 @@ def write_joined(pieces: list, paths: list, out_path: str) -> dict:
     return {"variables": len(var_order), "records": nrec, "format": first.data_model}
 
 
-def join(base: str, out_path: str = None, force: bool = False) -> tuple:
-    """Join the pieces of @p base into @p out_path (default: @p base).
+def default_out_dir(base: str) -> str:
+    """The sibling directory of the pieces' directory: `<dir>-joined`."""
+    pieces_dir = os.path.normpath(os.path.dirname(base) or ".")
+    if pieces_dir in (".", os.sep):  # no name of its own to put a suffix on
+        pieces_dir = os.path.abspath(pieces_dir)
+    return pieces_dir.rstrip(os.sep) + "-joined"
+
+
+def output_path(base: str, out_path: str = None, out_dir: str = None) -> str:
+    """Where the joined file of @p base goes: @p out_path, else
+    @p out_dir/<name>, else the default sibling directory/<name>. Refuses the
+    pieces' own directory."""
+    path = out_path or os.path.join(out_dir or default_out_dir(base), os.path.basename(base))
+    pieces_dir = os.path.dirname(os.path.abspath(base))
+    target_dir = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(target_dir) and os.path.samefile(target_dir, pieces_dir):
+        raise JoinError(f"{path}: is beside the pieces in {pieces_dir}, where a glob such as "
+                        f"`ncrcat {pieces_dir}/*` would read pieces and joined files together; "
+                        f"join into another directory (default: {default_out_dir(base)})")
+    return path
+
+
+def join(base: str, out_path: str = None, force: bool = False, out_dir: str = None) -> tuple:
+    """Join the pieces of @p base into @p out_path, or into @p out_dir (default:
+    the sibling directory of the pieces' one), under the base's name.
     Returns (output path, {pieces, variables, records, format})."""
-    out_path = out_path or base
+    out_path = output_path(base, out_path, out_dir)
     if os.path.exists(out_path) and not force:
         raise JoinError(f"{out_path}: exists; use --force to overwrite it")
     pieces = open_pieces(base)
@@ -272,8 +298,7 @@ def join(base: str, out_path: str = None, force: bool = False) -> tuple:
     # leaves a half-written file that looks like a result.
     tmp = f"{out_path}.join-tmp{os.getpid()}"
     try:
-        if any(os.path.exists(out_path) and os.path.samefile(out_path, p) for p in paths):
-            raise JoinError(f"{out_path}: is one of the pieces being joined")
+        os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
         info = write_joined(pieces, paths, tmp)
         os.replace(tmp, out_path)
     except OSError as e:
@@ -294,8 +319,11 @@ def main(argv=None) -> int:
                     "into one NetCDF file per path.")
     parser.add_argument("inputs", nargs="+", metavar="PIECE_OR_PATH",
                         help="a base path or any of its pieces; several files may be given")
-    parser.add_argument("-o", "--output", help="output file (only when joining one file; "
-                        "default: the base path)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--out", metavar="DIR", help="directory of the joined files (default: "
+                       "the sibling directory <pieces' directory>-joined; never the pieces' own)")
+    where.add_argument("-o", "--output", metavar="FILE", help="output file (only when joining "
+                       "one file; not in the pieces' directory)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing output")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     try:
@@ -309,7 +337,7 @@ def main(argv=None) -> int:
         return 2
     for base in bases:
         try:
-            out, info = join(base, args.output, args.force)
+            out, info = join(base, args.output, args.force, args.out)
         except JoinError as e:
             print(f"tessera join: {e}", file=sys.stderr)
             return 1

@@ -10,8 +10,8 @@ import sys
 from .results import ResultsError, case_text, load, ranks_text, status
 
 
-def plot(records: list[dict], path: str, title: str = "") -> str:
-    """Write the chart of the records that ran to `path` (PNG); returns path."""
+def figure(records: list[dict], title: str = ""):
+    """The matplotlib figure of the records that ran (Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -60,9 +60,17 @@ def plot(records: list[dict], path: str, title: str = "") -> str:
 
     fig.suptitle(title or f"tessera-bench: {case_text(records)}", fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def plot(records: list[dict], path: str, title: str = "") -> str:
+    """Write the chart of the records that ran to `path` (PNG); returns path."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(records, title)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -18,6 +18,7 @@ import os
 import sys
 
 from .stats_rules import advise, counters, human, num, part
+from .textout import table_text
 
 COLUMNS = ("file", "strategy", "writers", "bytes", "fr", "vars", "blocked max s",
            "writer max s", "put->close s", "writes", "mean req", "<1MiB", "unaligned", "consec")
@@ -84,16 +85,8 @@ def row(rec: dict) -> list:
 
 
 def table(records: list) -> str:
-    rows = [list(COLUMNS)] + [row(r) for r in records]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    lines = []
-    for k, r in enumerate(rows):
-        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])]
-        cells += [c.rjust(w) for c, w in zip(r[2:], widths[2:])]
-        lines.append("  ".join(cells).rstrip())
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return table_text(list(COLUMNS), [row(r) for r in records],
+                      right=set(COLUMNS[2:]))
 
 
 def advice_text(records: list) -> tuple:

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from .results import COLUMNS, ResultsError, case_text, load, status, value
+from .textout import table_text
 
 LEGEND = """\
 wall: model start to all output closed; compute: kernel + halo exchange;
@@ -18,18 +19,10 @@ ranks; ranks m+s = m model ranks + s I/O server ranks."""
 def format_table(records: list[dict], legend: bool = False) -> str:
     """Rows for the records that ran (or failed), a note for those not built."""
     shown = [r for r in records if status(r) != "not built"]
-    rows = [[c.title for c in COLUMNS]]
-    rows += [[value(r, c) for c in COLUMNS] for r in shown]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
     left = {"strategy", "check"}
-
-    def line(row):
-        cells = [cell.ljust(w) if c.key in left else cell.rjust(w)
-                 for cell, w, c in zip(row, widths, COLUMNS)]
-        return "  ".join(cells).rstrip()
-
-    out = [line(rows[0]), "  ".join("-" * w for w in widths)]
-    out += [line(r) for r in rows[1:]]
+    text = table_text([c.title for c in COLUMNS], [[value(r, c) for c in COLUMNS] for r in shown],
+                      right={c.title for c in COLUMNS if c.key not in left})
+    out = text.splitlines()
     for r in shown:
         if status(r) == "failed" and r.get("demo_message"):
             out.append(f"  {r['strategy']}: {r['demo_message']}")

@@ -3,7 +3,9 @@
 Reruns COMMAND (any program that writes through Tessera, typically
 `mpiexec -n 8 tessera-bench ...`) under different TESSERA_HINTS, reads the
 statistics each tsr_close appends to TESSERA_STATS_FILE and the wall time, and
-reports the fastest configuration with its measured ratio to the default.
+reports the fastest configuration with its measured ratio to the default and
+the interval of that ratio; when the interval includes 1.0 it says that no
+configuration is measurably better than the default and exports nothing.
 docs/tuning.md is the user guide; the modules split the work by concept:
 
   tune_space    knobs, ranges, hint strings, --space files
@@ -11,7 +13,8 @@ docs/tuning.md is the user guide; the modules split the work by concept:
   tune_session  trials, runs, budget, session file and resume by replay
   tune_rules    ExPBB-style rules that order the search from the statistics
   tune_search   strategy pass, successive halving, coordinate search, finals
-  tune_report   progress bar, table, CSV/JSON, plot
+  tune_stats    spread of repeated runs, bootstrap interval of the ratio, verdict
+  tune_report   progress bar, table, verdict, CSV/JSON, plot
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ from .tune_space import (ALL_STRATEGIES, RunShape, SpaceError, build_space,
 #: Option defaults; None in argparse means "not given", so --resume can tell
 #: the options saved in the session from the ones given again on the command line.
 DEFAULTS = {
-    "budget": 20, "repeat": 3, "objective": "wall", "space": None, "strategies": None,
+    "budget": 20, "repeat": 5, "objective": "wall", "space": None, "strategies": None,
     "ranks_for_servers": 0, "trial_timeout": None, "keep": 2, "finalists": 3,
     "min_gain": 0.02, "scratch": None, "baseline": "", "fixed": "", "files": "",
     "run_in_scratch": False, "ranks": 0,
@@ -44,7 +47,8 @@ removed afterwards; also in TESSERA_TUNE_SCRATCH) and {json} (a path where the
 command may write bench-style metrics: wall_s, output_blocked_s, write_bw).
 Example:
   tessera tune --budget 20 -- mpiexec -n 4 tessera-bench --out {scratch} --json {json}
-Apply the winner with: export TESSERA_HINTS='<printed line>' (no rebuild).
+Apply a winner with: export TESSERA_HINTS='<printed line>' (no rebuild). A winner
+is named only when the interval of its ratio to the default lies above 1.0.
 """
 
 
@@ -55,8 +59,9 @@ def parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     a = p.add_argument
     a("--budget", type=int, help="most configurations to measure, the default included (20)")
-    a("--repeat", type=int, help="runs of the default, each incumbent and each finalist; "
-                                 "decisions by median (3)")
+    a("--repeat", type=int, help="runs of the default, each incumbent and each finalist "
+                                 "(the finals run at least 3); decisions by median, the "
+                                 "verdict by a bootstrap interval of the ratio (5)")
     a("--objective", choices=sorted(OBJECTIVES), help="what to minimise or maximise (wall)")
     a("--space", metavar="FILE", help="TOML file narrowing or widening the search space")
     a("--strategies", metavar="LIST", help=f"comma list out of {','.join(ALL_STRATEGIES)}")
@@ -218,8 +223,12 @@ def main(argv=None) -> int:
     if code == 0:
         print()
         print(summary(session.result, o["objective"]))
-        print(f"Outputs: {out_dir} (trials.csv, trials.json, session.json, tune.png, "
-              f"winner.env)")
+        names = "trials.csv, trials.json, session.json"
+        if os.path.exists(os.path.join(out_dir, "tune.png")):
+            names += ", tune.png"
+        if session.result.get("winner"):
+            names += ", winner.env"
+        print(f"Outputs: {out_dir} ({names})")
         if ev.replayed:
             say(f"tessera tune: {ev.replayed} run(s) replayed from the saved session")
     return code

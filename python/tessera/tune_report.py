@@ -1,13 +1,15 @@
-"""What `tessera tune` shows and writes: progress bar, table, CSV/JSON, plot."""
+"""What `tessera tune` shows and writes: progress bar, table, verdict, CSV/JSON, plot."""
 from __future__ import annotations
 
 import csv
 import json
 import os
 import shlex
-import shutil
 import sys
 
+from rich.console import Console
+
+from .textout import progress_bar, table_text
 from .tune_space import MIB, human_size
 
 UNITS = {"wall_s": "s", "blocked_s": "s", "write_bw": "MiB/s"}
@@ -22,21 +24,21 @@ def fmt_value(metric: str, value) -> str:
 
 
 class Progress:
-    """One-line bar on stderr (\\r-redrawn on a terminal, one line per run otherwise)."""
+    """Counts every run of the command, not only new trials: the default's
+    repeats, confirmations of promising moves and the finals move it too.
+
+    The total is the runs done plus the least still to come (one per trial left
+    in the budget, the default's repeats, the finals); it grows when the search
+    confirms a move, and equals the runs done when the session ends. On a
+    terminal a rich live bar; otherwise one line per run (logs, CI)."""
 
     def __init__(self, budget: int, metric: str, stream=None, quiet: bool = False):
         self.budget, self.metric = budget, metric
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.best = ""
-        self._drawn = False
-
-    def _bar(self, ev) -> str:
-        used = len(ev.session.trials)
-        width = 20
-        fill = min(width, round(width * used / max(1, self.budget)))
-        return f"[{'#' * fill}{'.' * (width - fill)}] {used}/{self.budget} trials"
+        self.bar = None
+        self.task = None
 
     def _best(self, ev) -> str:
         ok = [t for t in ev.session.trials if t.values(ev.metric)]
@@ -45,47 +47,51 @@ class Progress:
         b = min(ok, key=lambda t: (ev.trial_cost(t), t.id))
         return f"best {fmt_value(ev.metric, b.median(ev.metric))} (#{b.id} {b.label})"
 
-    def _emit(self, text: str) -> None:
-        if self.quiet:
-            return
-        if self.tty:
-            cols = max(40, shutil.get_terminal_size((120, 24)).columns - 1)
-            self.stream.write("\r" + text[:cols].ljust(cols))
-            self._drawn = True
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+    def _trials(self, ev) -> str:
+        return f"trial {len(ev.session.trials)}/{self.budget}"
+
+    def _live(self):
+        if self.bar is None:
+            self.bar = progress_bar(Console(file=self.stream, highlight=False), "runs")
+            self.task = self.bar.add_task("tune", total=None, note="")
+            self.bar.start()
+        return self.bar
 
     def start(self, trial, final: bool, ev) -> None:
-        if self.tty:
-            what = "final" if final else "run"
-            self._emit(f"{self._bar(ev)}  {self._best(ev)}  running {what} #{trial.id} "
-                       f"{trial.label}")
+        if self.quiet or not self.tty:
+            return
+        what = "final" if final else "run"
+        self._live().update(self.task, completed=ev.runs_done(), total=ev.runs_expected(),
+                            note=f"{self._trials(ev)}  {self._best(ev)}  running {what} "
+                                 f"#{trial.id} {trial.label}")
 
     def done(self, trial, result, ev, final: bool) -> None:
+        if self.quiet:
+            return
+        done, total = ev.runs_done(), ev.runs_expected()
+        if self.tty:
+            self._live().update(self.task, completed=done, total=total,
+                                note=f"{self._trials(ev)}  {self._best(ev)}")
+            return
         kind = "final" if final else "run"
         v = result.metrics.get(ev.metric) if result.status == "ok" else None
-        if self.tty:
-            self._emit(f"{self._bar(ev)}  {self._best(ev)}")
-        else:
-            note = fmt_value(ev.metric, v) if v is not None else \
-                f"{result.status}: {result.error}"
-            self._emit(f"{self._bar(ev)}  #{trial.id} {kind} {trial.label}: {note}  |  "
-                       f"{self._best(ev)}")
+        note = fmt_value(ev.metric, v) if v is not None else f"{result.status}: {result.error}"
+        self.stream.write(f"run {done}/{total}  {self._trials(ev)}  #{trial.id} {kind} "
+                          f"{trial.label}: {note}  |  {self._best(ev)}\n")
+        self.stream.flush()
 
     def note(self, msg: str) -> None:
         """A message that must not be overwritten by the bar (always shown)."""
-        if self._drawn:
-            self.stream.write("\n")
-            self._drawn = False
-        self.stream.write(msg + "\n")
-        self.stream.flush()
+        if self.bar is not None:
+            self.bar.console.print(msg, markup=False, highlight=False)
+        else:
+            self.stream.write(msg + "\n")
+            self.stream.flush()
 
     def close(self) -> None:
-        if self._drawn and not self.quiet:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 def ratio_to_default(ev, trial, default) -> str:
@@ -95,24 +101,31 @@ def ratio_to_default(ev, trial, default) -> str:
     return f"{d / c:.2f}x"
 
 
+def range_text(metric: str, values: list) -> str:
+    """min-max of two or more runs ("" for fewer: one run has no spread)."""
+    if len(values) < 2:
+        return ""
+    return f"{fmt_value(metric, min(values))} - {fmt_value(metric, max(values))}"
+
+
 def table(ev, session) -> str:
-    """Every trial: id, phase, status, runs, medians, ratio to the default, hints, why."""
+    """Every trial: runs, median and range of its search runs and of its final
+    runs, ratio to the default, hints, and why the search tried it."""
     metric = ev.metric
     default = session.trials[0] if session.trials else None
-    rows = [("#", "phase", "status", "runs", "median", "final", "vs default", "configuration",
-             "why")]
+    headers = ["#", "phase", "status", "runs", "median", "range", "final median",
+               "final range", "vs default", "configuration", "why"]
+    rows = []
     for t in session.trials:
         fin = t.median(metric, final=True)
-        rows.append((str(t.id), t.phase, t.status(), f"{len(t.runs)}+{len(t.finals)}",
-                     fmt_value(metric, t.median(metric)),
+        rows.append([str(t.id), t.phase, t.status(), f"{len(t.runs)}+{len(t.finals)}",
+                     fmt_value(metric, t.median(metric)), range_text(metric, t.values(metric)),
                      fmt_value(metric, fin) if fin is not None else "",
+                     range_text(metric, t.values(metric, final=True)),
                      ratio_to_default(ev, t, default) if default else "-",
-                     t.label, t.reason if t.status() == "ok" else t.error()[:80]))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    lines = []
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
-    return "\n".join(lines)
+                     t.label, t.reason if t.status() == "ok" else t.error()[:80]])
+    return table_text(headers, rows, right={"#", "runs", "median", "final median",
+                                            "vs default"})
 
 
 def export_line(hints: str) -> str:
@@ -121,24 +134,51 @@ def export_line(hints: str) -> str:
     return f"export TESSERA_HINTS={quoted}"
 
 
+def describe(metric: str, s: dict) -> str:
+    """Median and spread of one side of the comparison."""
+    if not s.get("n"):
+        return "no successful run"
+    text = f"median {fmt_value(metric, s['median'])}"
+    if s["n"] >= 2:
+        text += f", range {fmt_value(metric, s['min'])} - {fmt_value(metric, s['max'])}"
+    if "q1" in s:
+        text += f", IQR {fmt_value(metric, s['q1'])} - {fmt_value(metric, s['q3'])}"
+    return text + f" ({s['n']} run{'s' if s['n'] != 1 else ''})"
+
+
+NO_WINNER = "no configuration is measurably better than the default"
+
+
 def summary(result: dict, objective: str) -> str:
-    """The verdict: winner, its ratio to the default, and the line to export."""
+    """The verdict: both sides with their spread, the ratio with its interval,
+    and either the winner's export line or why nothing is exported."""
     metric = result["objective_metric"]
-    w, d, r = result["winner"], result["default"], result["repeat"]
-    lines = [
-        f"Winner: #{w['id']} {w['label']}",
-        f"  {objective}: {fmt_value(metric, w['median'])} median of {len(w['values'])} run(s); "
-        f"default {fmt_value(metric, d['median'])} median of {len(d['values'])} run(s)",
-    ]
-    if result.get("ratio") is not None:
-        lines.append(f"Ratio to default: {result['ratio']:.2f}x ({objective}, medians of "
-                     f"{r} interleaved run(s) each, measured in this session)")
-    if w["id"] == d["id"]:
-        lines.append("The default configuration is the fastest; nothing to change.")
-    if w["hints"]:
-        lines.append(export_line(w["hints"]))
+    d, c, r = result["default"], result["candidate"], result["repeat"]
+    lines = [f"Default  #{d['id']} {d['label']}: {describe(metric, d)}"]
+    if c["id"] != d["id"]:
+        lines.append(f"Best     #{c['id']} {c['label']}: {describe(metric, c)}")
+    ratio, ci = result.get("ratio"), result.get("ratio_interval")
+    if ratio is not None:
+        text = f"Ratio to default: {ratio:.2f}x"
+        if ci:
+            text += (f", interval {ci[0]:.2f}x - {ci[1]:.2f}x ({objective}; "
+                     f"{100 * result['interval_level']:.1f} % bootstrap interval of the ratio "
+                     f"of medians, {100 * result['confidence']:.0f} % over the "
+                     f"{result['comparisons']} finalist(s) compared; {r} interleaved runs "
+                     f"each, measured in this session)")
+        else:
+            text += f" ({objective}; too few successful runs to give an interval)"
+        lines.append(text)
+    verdict = result.get("verdict")
+    if verdict == "winner":
+        w = result["winner"]
+        lines.append(f"Winner: #{w['id']} {w['label']} (the whole interval is above 1.0x)")
+        lines.append(export_line(w["hints"]) if w["hints"] else "unset TESSERA_HINTS")
+    elif verdict == "default":
+        lines.append("The default configuration is the fastest; nothing to change or export.")
     else:
-        lines.append("unset TESSERA_HINTS")
+        lines.append(f"Verdict: {NO_WINNER} (the interval includes 1.0x); keep the "
+                     "default, nothing exported. More --repeat narrows the interval.")
     return "\n".join(lines)
 
 
@@ -196,11 +236,21 @@ def write_plot(path: str, ev, session, objective: str) -> str | None:
         import matplotlib.pyplot as plt
     except Exception as exc:  # noqa: BLE001 - plotting is optional
         return f"no plot: {exc}"
+    fig = tune_figure(ev, session, objective)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return None
+
+
+def tune_figure(ev, session, objective: str):
+    """The matplotlib figure of a session (Agg backend)."""
+    import matplotlib.pyplot as plt
+
     metric = ev.metric
     by_id = {t.id: t for t in session.trials}
     strategies = sorted({t.strategy or "default" for t in session.trials})
     colours = {s: plt.cm.tab10(i % 10) for i, s in enumerate(strategies)}
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    fig, ax = plt.subplots(figsize=(10.5, 4.5))
     counters, best, best_x, best_y, fails = {}, None, [], [], []
     plotted = set()
     for seq, (tid, kind) in enumerate(session.log, 1):
@@ -235,23 +285,28 @@ def write_plot(path: str, ev, session, objective: str) -> str | None:
     if res.get("default", {}).get("median") is not None:
         ax.axhline(res["default"]["median"] / scale, color="grey", ls="--", lw=1,
                    label="default (final median)")
-    if res.get("winner", {}).get("median") is not None:
-        ax.axhline(res["winner"]["median"] / scale, color="green", ls=":", lw=1.2,
-                   label="winner (final median)")
+    cand = res.get("candidate") or {}
+    if cand.get("median") is not None and cand.get("id") != res.get("default", {}).get("id"):
+        label = "winner" if res.get("verdict") == "winner" else "best, not measurably better"
+        ax.axhline(cand["median"] / scale, color="green", ls=":", lw=1.2,
+                   label=f"{label} (final median)")
     if fails:
         lo = ax.get_ylim()[0]
         ax.scatter(fails, [lo] * len(fails), marker="x", color="black", label="failed / timeout")
     ax.set_xlabel("run (in order; diamonds: final interleaved runs)")
     ax.set_ylabel(f"{objective} ({UNITS.get(metric, '')})")
     title = f"tessera tune: {objective}"
-    if res.get("ratio") is not None:
-        title += f", winner {res['ratio']:.2f}x the default"
-    ax.set_title(title)
-    ax.legend(fontsize=7, loc="best")
+    ci = res.get("ratio_interval")
+    if res.get("verdict") == "winner" and ci:
+        title += (f", winner {res['ratio']:.2f}x the default "
+                  f"(interval {ci[0]:.2f}x - {ci[1]:.2f}x)")
+    elif res.get("verdict") in ("no_winner", "default"):
+        title += ", no configuration measurably better than the default"
+    ax.set_title(title, fontsize=10)
+    # Outside the axes, so that it never hides a run.
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return None
+    return fig
 
 
 def write_outputs(out_dir: str, ev, session, objective: str, plot: bool = True) -> list:
@@ -266,11 +321,16 @@ def write_outputs(out_dir: str, ev, session, objective: str, plot: bool = True) 
             err = f"no plot: {exc!r}"
         if err:
             notes.append(err)
+    # winner.env only for a measurable winner: a file to source must never
+    # carry a configuration the measurements do not support.
+    env = os.path.join(out_dir, "winner.env")
     w = (session.result or {}).get("winner")
     if w is not None:
-        with open(os.path.join(out_dir, "winner.env"), "w") as fh:
-            ratio = session.result.get("ratio")
-            fh.write(f"# tessera tune winner (#{w['id']}): "
-                     f"{'%.2fx' % ratio if ratio else 'no ratio'} the default ({objective})\n")
+        with open(env, "w") as fh:
+            ratio, ci = session.result.get("ratio"), session.result.get("ratio_interval")
+            fh.write(f"# tessera tune winner (#{w['id']}): {ratio:.2f}x the default "
+                     f"({objective}), interval {ci[0]:.2f}x - {ci[1]:.2f}x\n")
             fh.write(export_line(w["hints"]) + "\n" if w["hints"] else "unset TESSERA_HINTS\n")
+    elif os.path.exists(env):
+        os.remove(env)   # a resumed session whose verdict changed
     return notes

@@ -233,7 +233,20 @@ def summarize_stats(records: list) -> dict:
         "bytes_written": int(csum("TSR_BYTES_WRITTEN")),
         "small_writes": int(sum(csum(k) for k in SMALL_WRITE_BUCKETS)),
         "not_aligned": int(csum("TSR_FILE_NOT_ALIGNED")),
+        "var_bytes": _var_bytes(records),
     }
+
+
+def _var_bytes(records: list) -> int:
+    """Mean bytes of one variable in one frame, in the file where it is smallest
+    (0 when no record says how many variables it holds)."""
+    sizes = []
+    for r in records:
+        nv = int(_num(r.get("variables")) or 0)
+        if nv > 0:
+            frames = max(1, int(_num(r.get("frames")) or 1))
+            sizes.append(int((_num(r.get("bytes")) or 0) // (nv * frames)))
+    return min(sizes) if sizes else 0
 
 
 def _find_key(obj, key: str, depth: int = 0):

@@ -10,8 +10,11 @@
    get the rest. A move is kept only if it beats the incumbent by --min-gain,
    confirmed by the median of --repeat runs, so noise does not walk the search.
 4. Finals: the best --finalists configurations and the default, --repeat runs
-   each, interleaved round by round so that both sides of the reported ratio
-   were measured side by side in this session. Decision by median.
+   each (at least 3), interleaved round by round so that both sides of the
+   reported ratio were measured side by side in this session. The best median
+   is the candidate; it is named the winner only when the bootstrap interval
+   of its ratio to the default lies wholly above 1.0 (tune_stats), otherwise
+   the verdict is that no configuration is measurably better than the default.
 
 Everything here is deterministic given the figures the runs return; that is
 what lets --resume replay a saved session (tune_session).
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 
 from .tune_rules import diagnose
 from .tune_session import BudgetExhausted, Evaluator, Trial
+from .tune_stats import CONFIDENCE, MIN_RUNS, decide, spread
 from .tune_space import Config, RunShape
 
 
@@ -168,7 +172,8 @@ class Tuner:
                      f"reaching the program? ranges assume {ranks} ranks")
         shape = RunShape(ranks=ranks, file_bytes=st.get("file_bytes", 0),
                          total_bytes=st.get("bytes", 0), stripe_size=st.get("stripe_size", 0),
-                         server_ranks=self.opts.server_ranks)
+                         server_ranks=self.opts.server_ranks,
+                         var_bytes=st.get("var_bytes", 0))
         ev.space = self.make_space(shape)
         self.default = t
         return t
@@ -230,14 +235,21 @@ class Tuner:
                     s.done = True  # dropped: its best trial can still reach the finals
                 rounds_left -= 1
 
+    def final_runs(self) -> int:
+        """Runs of each configuration in the finals: --repeat, but never fewer
+        than it takes to see a spread."""
+        return max(self.opts.repeat, MIN_RUNS)
+
     def finals(self) -> dict:
-        """Interleaved --repeat runs of the finalists and the default; the verdict."""
+        """Interleaved runs of the finalists and the default; the verdict."""
         ev, opts = self.ev, self.opts
         ok = [t for t in ev.session.trials
               if t is not self.default and not t.failed() and t.runs]
         ok.sort(key=lambda t: (ev.trial_cost(t), t.id))
         field = [self.default] + ok[:max(1, opts.finalists)]
-        for rnd in range(opts.repeat):
+        rounds = self.final_runs()
+        ev.plan_finals(len(field) * rounds, begun=True)
+        for rnd in range(rounds):
             # Rotate the order each round so no configuration always runs first
             # (cold page cache) or right after the same neighbour.
             k = rnd % len(field)
@@ -253,29 +265,44 @@ class Tuner:
         # difference are not worth carrying into a batch script.
         tied = [t for t in scored
                 if ev.trial_cost(t, final=True) <= best * (1.0 + opts.min_gain)]
-        winner = min(tied, key=lambda t: (len(t.settings) if t.strategy else -1,
-                                          ev.trial_cost(t, final=True), t.id))
-        d_cost = ev.trial_cost(self.default, final=True)
-        w_cost = ev.trial_cost(winner, final=True)
-        ratio = d_cost / w_cost if math.isfinite(d_cost) and w_cost > 0 else None
+        candidate = min(tied, key=lambda t: (len(t.settings) if t.strategy else -1,
+                                             ev.trial_cost(t, final=True), t.id))
+        costs = lambda t: [ev.cost(v) for v in t.values(ev.metric, final=True)]  # noqa: E731
+        v = decide(costs(self.default), costs(candidate), comparisons=len(field) - 1)
+        if candidate is self.default:
+            verdict = "default"
+        elif v.measurable:
+            verdict = "winner"
+        else:
+            verdict = "no_winner"
         return {
             "objective_metric": ev.metric,
             "larger_is_better": ev.larger_better,
-            "repeat": opts.repeat,
-            "winner": self._summary(winner),
+            "repeat": rounds,
+            "verdict": verdict,
+            # The best finalist, measurably better or not; "winner" only when it is.
+            "candidate": self._summary(candidate),
+            "winner": self._summary(candidate) if verdict == "winner" else None,
             "default": self._summary(self.default),
             "finalists": [t.id for t in field],
-            "ratio": ratio,
+            "ratio": v.ratio,
+            "ratio_interval": [v.lo, v.hi] if v.estimable else None,
+            "confidence": CONFIDENCE,
+            "interval_level": v.level,
+            "comparisons": v.comparisons,
             "trials": len(ev.session.trials),
             "runs": sum(len(t.runs) + len(t.finals) for t in ev.session.trials),
         }
 
     def _summary(self, t: Trial) -> dict:
         m = self.ev.metric
-        return {"id": t.id, "hints": t.key, "label": t.label,
-                "median": t.median(m, final=True), "values": t.values(m, final=True)}
+        vals = t.values(m, final=True)
+        return {"id": t.id, "hints": t.key, "label": t.label, "values": vals, **spread(vals)}
 
     def run(self) -> dict:
+        ev = self.ev
+        ev.plan_default(self.opts.repeat)
+        ev.plan_finals((1 + self.opts.finalists) * self.final_runs())
         self.run_default()
         ranked = self.strategy_pass()
         if ranked:

@@ -146,6 +146,39 @@ class Evaluator:
                 self._replay[(t.key, "run")] = list(t.runs)
                 self._replay[(t.key, "final")] = list(t.finals)
         self.replayed = 0
+        # What the progress display expects: runs of the default, of the finals,
+        # and whether the finals (which create no new trials) have begun.
+        self._default_runs = 1
+        self._final_runs = 0
+        self._in_finals = False
+
+    # -- progress ---------------------------------------------------------------
+    def plan_default(self, runs: int) -> None:
+        self._default_runs = runs
+
+    def plan_finals(self, runs: int, begun: bool = False) -> None:
+        """Final runs expected; `begun` once the finals start (no new trials)."""
+        self._final_runs = runs
+        self._in_finals = begun
+
+    def runs_done(self) -> int:
+        return len(self.session.log)
+
+    def runs_expected(self) -> int:
+        """Runs done plus the least still to come: one per trial left in the
+        budget, the default's repeats, the finals. Grows when a promising trial
+        is confirmed with repeats; equals runs_done() when the session ends."""
+        trials = self.session.trials
+        finals_done = sum(len(t.finals) for t in trials)
+        left = 0
+        if not self._in_finals:
+            left += max(0, self.budget - len(trials))   # the default's first run included
+            if trials:
+                left += max(0, self._default_runs - len(trials[0].runs))
+            else:
+                left += max(0, self._default_runs - 1)
+        left += max(0, self._final_runs - finals_done)
+        return self.runs_done() + left
 
     # -- objective ------------------------------------------------------------
     def cost(self, value):

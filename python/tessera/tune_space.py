@@ -13,6 +13,8 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 
+from .stats_rules import ALIGN_VAR_FACTOR
+
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
@@ -128,6 +130,7 @@ class RunShape:
     total_bytes: int = 0         # all files of the run
     stripe_size: int = 0         # stats `stripe_size`, 0 when unknown
     server_ranks: int = 0        # --ranks-for-servers
+    var_bytes: int = 0           # one variable in one frame (smallest file), 0 unknown
 
 
 @dataclass
@@ -297,10 +300,13 @@ def default_knobs(shape: RunShape) -> dict:
         Knob("striping_unit", "striping_unit",
              tuple(_geometric(64 * KIB, max(4 * MIB, min(64 * MIB, fbytes)), 4)),
              shape.stripe_size or None, size=True, passthrough=True, strategies=pnc),
-        # PnetCDF's variable alignment: aligned variables start on stripe boundaries
+        # PnetCDF's variable alignment: aligned variables start on stripe boundaries.
+        # Only alignments small next to the variables (as tessera stats advises):
+        # padding 202 small WRF variables to 1 MiB would multiply the file size.
         Knob("alignment", "nc_var_align_size",
-             tuple(sorted({4 * KIB, 64 * KIB, MIB, stripe})), None, size=True,
-             passthrough=True, strategies=pnc),
+             tuple(v for v in sorted({4 * KIB, 64 * KIB, MIB, stripe})
+                   if not shape.var_bytes or v * ALIGN_VAR_FACTOR <= shape.var_bytes),
+             None, size=True, passthrough=True, strategies=pnc),
         Knob("buffer_bytes", "buffer_bytes",
              tuple(_geometric(8 * MIB, max(128 * MIB, min(2 * GIB, 4 * per_rank)), 4)),
              128 * MIB, size=True, strategies=frozenset(ALL_STRATEGIES)),

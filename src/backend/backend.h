@@ -26,6 +26,10 @@ typedef struct tsr__bfile tsr__bfile; /* backend-private open file */
 typedef struct {
   const int64_t *mshape;
   const int64_t *moffset;
+  /* 1: the caller's own array, which it promised to leave unchanged until the
+   * next flush or close (put_mode=deferred): a backend may write from it
+   * later instead of copying it now. 0: the buffer may be reused on return. */
+  int deferred;
 } tsr__memview;
 
 typedef struct tsr__backend_ops {
@@ -40,11 +44,13 @@ typedef struct tsr__backend_ops {
                 tsr__bfile **out, tsr__berr *err);
   /* Write one block of variable @p varid at @p frame (ignored for fixed
    * variables); start/count cover the non-record dimensions. The caller may
-   * reuse @p buf when this returns (a backend that buffers copies it).
+   * reuse @p buf when this returns (a backend that buffers copies it),
+   * unless mem.deferred says it stays valid until the next flush/close.
    * Parallel backends: independent call; completion is collective in flush. */
   int (*write_block)(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                      const int64_t count[], const void *buf, tsr__memview mem, tsr__berr *err);
-  /* Bytes buffered by write_block and not yet flushed. */
+  /* Bytes buffered by write_block (copies it holds) and not yet flushed;
+   * deferred writes hold no copy and do not count. */
   int64_t (*pending_bytes)(const tsr__bfile *bf);
   /* Complete every buffered write (collective for parallel backends). */
   int (*flush)(tsr__bfile *bf, tsr__berr *err);

@@ -159,13 +159,18 @@ static int define(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
 
 static int make_info(const tsr__hints *h, MPI_Info *info) {
   *info = MPI_INFO_NULL;
-  if (!h || h->npass <= 0) return 0;
+  if (!h || (h->npass <= 0 && !h->put_mode_deferred)) return 0;
   if (MPI_Info_create(info) != MPI_SUCCESS) return TSR_EMPI;
-  for (int i = 0; i < h->npass && i < TSR__MAX_PASSTHROUGH; i++) {
-    if (MPI_Info_set(*info, h->pass[i].key, h->pass[i].value) != MPI_SUCCESS) {
-      MPI_Info_free(info);
-      return TSR_EMPI;
-    }
+  int rc = MPI_SUCCESS;
+  /* Deferred puts post the caller's arrays: PnetCDF must not byte-swap them
+   * in place, or the model would read swapped values until the wait. Given
+   * first, so an explicit pass-through value still wins. */
+  if (h->put_mode_deferred) rc = MPI_Info_set(*info, "nc_in_place_swap", "disable");
+  for (int i = 0; i < h->npass && i < TSR__MAX_PASSTHROUGH && rc == MPI_SUCCESS; i++)
+    rc = MPI_Info_set(*info, h->pass[i].key, h->pass[i].value);
+  if (rc != MPI_SUCCESS) {
+    MPI_Info_free(info);
+    return TSR_EMPI;
   }
   return 0;
 }
@@ -363,6 +368,10 @@ static int subarray_type(tsr__bfile *bf, const tsr__bvar *v, const int64_t count
   return 0;
 }
 
+/* ncmpi_bput_vara and ncmpi_iput_vara take the same arguments. */
+typedef int (*post_fn)(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,
+                       const void *buf, MPI_Offset bufcount, MPI_Datatype buftype, int *req);
+
 static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                                 const int64_t count[], const void *buf, tsr__memview mem,
                                 tsr__berr *err) {
@@ -398,15 +407,18 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
   int req = NC_REQ_NULL, status;
   const char *call;
   errno = 0;
-  if (bytes <= room) {
-    call = "ncmpi_bput_vara";
+  if (mem.deferred || bytes <= room) {
+    /* Deferred: the caller keeps buf until the next wait, so post it as it
+     * is (iput, no copy). Else bput copies it into the attached buffer. */
+    post_fn post = mem.deferred ? ncmpi_iput_vara : ncmpi_bput_vara;
+    call = mem.deferred ? "ncmpi_iput_vara" : "ncmpi_bput_vara";
+    MPI_Datatype dt = etype;
+    MPI_Offset nbuf = (MPI_Offset)n;
     if (inside) {
-      MPI_Datatype dt = MPI_DATATYPE_NULL;
       if ((rc = subarray_type(bf, v, count, mem, &dt, err))) return rc;
-      status = ncmpi_bput_vara(bf->ncid, v->fid, st, ct, buf, 1, dt, &req);
-    } else {
-      status = ncmpi_bput_vara(bf->ncid, v->fid, st, ct, buf, (MPI_Offset)n, etype, &req);
+      nbuf = 1;
     }
+    status = post(bf->ncid, v->fid, st, ct, buf, nbuf, dt, &req);
   } else {
     call = "ncmpi_iput_vara";
     void *copy = malloc((size_t)bytes);
@@ -426,7 +438,7 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
   if (status) return pnc_fail(err, status, errno, call, bf->path, v->name);
   bf->reqs[bf->nreq] = req;
   bf->reqvar[bf->nreq++] = varid;
-  bf->pending += bytes;
+  if (!mem.deferred) bf->pending += bytes;
   /* C order: the block's last element is its highest byte in the file. */
   int64_t last[TSR_MAX_DIMS];
   for (int i = 0; i < v->nd; i++) last[i] = start[i] + count[i] - 1;

@@ -98,7 +98,7 @@ int tsr__sink_write(tsr__sink *s, int varid, int64_t frame, const int64_t start[
 int tsr__sink_write_whole(tsr__sink *s, int varid, int64_t frame, const void *buf) {
   int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
   tsr__var_shape(s->schema, varid, count);
-  return tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+  return tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){0});
 }
 
 int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t start[],
@@ -113,7 +113,7 @@ int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t s
   void *buf = malloc((size_t)n * es);
   if (!buf) return TSR_ENOMEM;
   for (int64_t i = 0; i < n; i++) memcpy((char *)buf + i * (int64_t)es, fill, es);
-  int rc = tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){NULL, NULL});
+  int rc = tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){0});
   free(buf); /* backends copy or finish with the buffer before returning */
   return rc;
 }

@@ -37,8 +37,8 @@ tsr__memview tsr__decomp_tile_view(const tsr_decomp *d, int64_t moffset[TSR_MAX_
     moffset[i] = d->tile.start[i] - d->mem.start[i];
     same &= moffset[i] == 0 && d->mem.count[i] == d->tile.count[i];
   }
-  if (same) return (tsr__memview){NULL, NULL};
-  return (tsr__memview){d->mem.count, moffset};
+  if (same) return (tsr__memview){0};
+  return (tsr__memview){d->mem.count, moffset, 0};
 }
 
 /* Sorted unique cut points of dimension i: 0, gsize, every tile start and end. */

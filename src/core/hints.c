@@ -55,6 +55,7 @@ static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}}
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
 static const choice clobber_choices[] = {{"lock", 0}, {"force", 1}, {NULL, 0}};
+static const choice put_mode_choices[] = {{"copy", 0}, {"deferred", 1}, {NULL, 0}};
 static const choice drain_choices[] = {{"thread", 0}, {"finalize", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
@@ -107,6 +108,7 @@ static const key_info keys[] = {
     {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
     {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
     {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
+    {"put_mode", TSR__H_PUT_MODE, T_CHOICE, FIELD(put_mode_deferred), put_mode_choices, 0, NULL, 0},
     {"stage_dir", TSR__H_STAGE_DIR, T_PATH, FIELD(stage_dir), NULL, 0, NULL, 0},
     {"stage_min_bytes", TSR__H_STAGE_MIN, T_SIZE, FIELD(stage_min_bytes), NULL, 0, NULL, 0},
     {"stage_drain", TSR__H_STAGE_DRAIN, T_CHOICE, FIELD(stage_drain_at_finalize), drain_choices, 0, NULL, 0},

@@ -42,9 +42,10 @@ enum {
   TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
   TSR__H_CLOBBER = 1u << 15,
   TSR__H_SAFE_MODE = 1u << 16,
-  TSR__H_STAGE_DIR = 1u << 17,
-  TSR__H_STAGE_MIN = 1u << 18,
-  TSR__H_STAGE_DRAIN = 1u << 19
+  TSR__H_PUT_MODE = 1u << 17,
+  TSR__H_STAGE_DIR = 1u << 18,
+  TSR__H_STAGE_MIN = 1u << 19,
+  TSR__H_STAGE_DRAIN = 1u << 20
 };
 
 typedef struct tsr__hints {
@@ -64,6 +65,9 @@ typedef struct tsr__hints {
   int writer;                  /* writer= rank of the serial writer, default 0 */
   int exchange_alltoall;       /* exchange= p2p (0, default) | alltoall (1) */
   int frames_per_outfile;      /* frames_per_outfile= N >= 1 (servers: frames per group) */
+  int put_mode_deferred;       /* put_mode= copy (0, default: tsr_put returns when the
+                                  buffer may be reused) | deferred (1: the caller keeps
+                                  it unchanged until tsr_flush/tsr_close; no copy) */
   int safe_mode;               /* safe_mode= 0 (default: one schema agreement at enddef)
                                   | 1 (every define call agreed) */
   int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job

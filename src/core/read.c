@@ -2,8 +2,8 @@
  *
  * A file opened for reading has no strategy: there is nothing to gather or
  * rearrange, because every rank reads its own tile straight from the file
- * through the backend (PnetCDF: one collective ncmpi_get_vara_all per call;
- * NetCDF: every rank opens the file itself and reads independently). The API
+ * through the backend (a parallel one: one collective read per call; a serial
+ * one: every rank opens the file itself and reads independently). The API
  * pattern is the one of file.c: check locally, agree, work, agree. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +124,7 @@ static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_deco
 
 static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
   tsr__sink *sk = &f->reader->sink;
-  const tsr__memview whole = {NULL, NULL};
+  const tsr__memview whole = {0};
   if (!d) { /* replicated: the whole frame of the variable on every rank */
     int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
     tsr__var_shape(&f->schema, varid, count);

@@ -97,7 +97,7 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
     if (!rc) rc = drain_err;
     if (!rc)
       rc = tsr__sink_write(&sf->sink, varid, h0->frame, box->start, box->count, s->slab.p,
-                           (tsr__memview){NULL, NULL});
+                           (tsr__memview){0});
     if (rc) keep = 0;
   }
   return rc;

@@ -2,12 +2,12 @@
  * (the server loop dispatches to them). Every backend request goes through
  * the file's sink.
  *
- * Parallel backends (pnetcdf): every server of the group writes its own
+ * Parallel backends: every server of the group writes its own
  * clients' tiles (no rearrangement) and makes the same collective calls in
  * the same order, since all of them see the same op sequence. Errors are
  * agreed on the group communicator at the collective points (the drain
  * decision of each tile round, flush and close), so the servers abort a
- * failed file together. Serial backends (netcdf): the group root writes
+ * failed file together. Serial backends: the group root writes
  * alone (server_assemble.c). A failed file is aborted at once (the backend
  * deletes it), and the rest of its messages are received and dropped, so
  * the clients' streams stay in step. */
@@ -127,7 +127,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
   p += (size_t)h.nholes * sizeof(tsr__box);
   if (!rc)
     rc = tsr__sink_write(&sf->sink, h.varid, h.frame, h.start, h.count, p,
-                         (tsr__memview){NULL, NULL});
+                         (tsr__memview){0});
   if (rc) sf->lerr = rc;
 }
 

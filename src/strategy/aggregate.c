@@ -1,6 +1,6 @@
 /* strategy=aggregate (PIO's box rearranger, WRF io_form=12): tiles are
  * rearranged onto `aggregators` writer ranks, each owning a contiguous slab
- * of every variable, and the writers write collectively with PnetCDF on a
+ * of every variable, and the writers write collectively (a parallel backend) on a
  * communicator of their own; the other ranks never touch the file. */
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* strategy=direct (WRF io_form=11): every rank writes its own tile with a
- * parallel backend (PnetCDF). Writes are buffered nonblocking requests
+ * parallel backend. Writes are buffered nonblocking requests
  * completed together, so tsr_put returns as soon as the tile is copied into
  * the backend's buffer; the buffer is drained collectively at tsr_flush,
  * tsr_close, or by the sink's drain rule. tsr_create has already refused a
@@ -41,9 +41,12 @@ static int d_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
   int rc = make_room(f, s, d->my_elems * (int64_t)es);
   if (rc) return rc;
   int64_t moff[TSR_MAX_DIMS];
+  tsr__memview mem = tsr__decomp_tile_view(d, moff);
+  /* put_mode=deferred: the caller keeps buf until flush/close, so the
+   * backend may write from it instead of copying it now. */
+  mem.deferred = f->hints.put_mode_deferred;
   if (d->my_elems > 0)
-    rc = tsr__sink_write(&s->sink, varid, frame, d->tile.start, d->tile.count, buf,
-                         tsr__decomp_tile_view(d, moff));
+    rc = tsr__sink_write(&s->sink, varid, frame, d->tile.start, d->tile.count, buf, mem);
   if (!rc && d->nholes && f->ctx->rank == 0) rc = tsr__write_holes(&s->sink, varid, frame, d);
   return rc;
 }

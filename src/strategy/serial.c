@@ -1,4 +1,4 @@
-/* strategy=serial (WRF io_form=2): one writer rank, serial NetCDF. Tiles
+/* strategy=serial (WRF io_form=2): one writer rank, a serial backend. Tiles
  * reach the writer one slab at a time (slab_bytes), so the writer never
  * holds more than one slab of a field, however large the field. */
 #include <stdlib.h>

@@ -34,7 +34,7 @@ int tsr__plan_phase(tsr_file *f, tsr__sink *sink, const tsr__plan *plan, int pha
   for (int t = 0; t < ex->nmybox && !rc && !*write_err; t++)
     *write_err = tsr__sink_write(sink, varid, frame, ex->mybox[t].start, ex->mybox[t].count,
                                  (char *)b->region + ex->mybox_off[t] * (int64_t)ex->esize,
-                                 (tsr__memview){NULL, NULL});
+                                 (tsr__memview){0});
   int64_t held = b->region_cap + b->stage_cap + b->send_cap;
   tsr__fstats_buffer(&f->st, held);
   return rc;

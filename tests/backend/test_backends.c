@@ -173,7 +173,7 @@ static void put(writer *w, int line, int varid, int64_t frame, const int64_t *st
 }
 
 static void write_frame(writer *w, int f, int y0, int ny, int me) {
-  tsr__memview whole = {NULL, NULL};
+  tsr__memview whole = {0};
   if (ny > 0) { /* T2: first row contiguous, the rest from inside a larger array */
     float row[NX];
     for (int x = 0; x < NX; x++) row[x] = t2_val(f, y0, x);
@@ -188,7 +188,7 @@ static void write_frame(writer *w, int f, int y0, int ny, int me) {
     for (int r = 0; r < ny - 1; r++)
       for (int x = 0; x < NX; x++) arr[(mo[0] + r) * ms[1] + mo[1] + x] = t2_val(f, y0 + 1 + r, x);
     put(w, __LINE__, V_T2, f, (int64_t[]){y0 + 1, 0}, (int64_t[]){ny - 1, NX}, arr,
-        n * sizeof *arr, (tsr__memview){ms, mo}, (int64_t)(ny - 1) * NX * 4);
+        n * sizeof *arr, (tsr__memview){ms, mo, 0}, (int64_t)(ny - 1) * NX * 4);
     free(arr);
   }
   { /* an empty block is accepted and adds nothing */
@@ -211,7 +211,7 @@ static void write_frame(writer *w, int f, int y0, int ny, int me) {
           arr[i] = u_val(f, z, y0 + r, x);
         }
     put(w, __LINE__, V_U, f, (int64_t[]){0, y0, 0}, cnt, arr, n * sizeof *arr,
-        inside ? (tsr__memview){ms, mo} : whole, (int64_t)NZ * ny * NX * 8);
+        inside ? (tsr__memview){ms, mo, 0} : whole, (int64_t)NZ * ny * NX * 8);
     free(arr);
   }
   if (f == 0 && ny > 0) { /* mask: a fixed variable, written once */
@@ -428,7 +428,7 @@ static void test_bad_blocks(const tsr__backend_ops *ops, MPI_Comm comm, const ch
   CHECK_RC(rc, 0, &err);
   if (!all_ok(comm, rc == 0)) return;
   float buf[NY * NX] = {0};
-  tsr__memview whole = {NULL, NULL};
+  tsr__memview whole = {0};
   rc = ops->write_block(bf, 99, 0, (int64_t[]){0, 0}, (int64_t[]){1, 1}, buf, whole, &err);
   CHECK_RC(rc, TSR_EBADID, &err);
   rc = ops->write_block(bf, V_T2, 0, (int64_t[]){4, 0}, (int64_t[]){2, NX}, buf, whole, &err);
@@ -436,7 +436,7 @@ static void test_bad_blocks(const tsr__backend_ops *ops, MPI_Comm comm, const ch
   rc = ops->write_block(bf, V_T2, -1, (int64_t[]){0, 0}, (int64_t[]){1, NX}, buf, whole, &err);
   CHECK_RC(rc, TSR_ERANGE, &err);
   rc = ops->write_block(bf, V_T2, 0, (int64_t[]){0, 0}, (int64_t[]){2, NX}, buf,
-                        (tsr__memview){(int64_t[]){2, NX}, (int64_t[]){1, 0}}, &err);
+                        (tsr__memview){(int64_t[]){2, NX}, (int64_t[]){1, 0}, 0}, &err);
   CHECK_RC(rc, TSR_EINVAL, &err);
   CHECK_EQ(ops->pending_bytes(bf), 0);
   /* A good block, then abort: the file must be gone on return. */
@@ -479,7 +479,7 @@ static void test_file_size_limit(const tsr__backend_ops *ops, const char *name,
   CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
 
   int first = ops->write_block(bf, v, 0, (int64_t[]){0}, (int64_t[]){BIG}, data,
-                               (tsr__memview){NULL, NULL}, &err);
+                               (tsr__memview){0}, &err);
   tsr__berr first_err = err;
   if (first == 0) {
     first = ops->flush(bf, &err);
@@ -515,7 +515,7 @@ static void test_null(void) {
   CHECK(bf != NULL);
   float row[NX] = {0};
   CHECK_EQ(ops->write_block(bf, V_T2, 0, (int64_t[]){0, 0}, (int64_t[]){1, NX}, row,
-                            (tsr__memview){NULL, NULL}, &err),
+                            (tsr__memview){0}, &err),
            0);
   CHECK_EQ(ops->pending_bytes(bf), 0);
   CHECK_EQ(ops->flush(bf, &err), 0);

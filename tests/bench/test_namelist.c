@@ -96,12 +96,53 @@ static void test_valid(void) {
   EXPECT_STR("quilting", hints, "strategy=servers:io_groups=2:io_tasks=1:backend=netcdf");
 }
 
+/* WRF's own test/em_real/namelist.input, as shipped. */
+static void test_em_real(void) {
+  bench_namelist nl;
+  char err[1024], hints[256];
+  int rc = read_nl("wrf_em_real.input", &nl, err, sizeof err);
+  EXPECT_INT("wrf_em_real", rc, 0);
+  if (rc) fprintf(stderr, "  %s\n", err);
+  EXPECT_INT("run_seconds", nl.run_seconds.value, 540);
+  EXPECT_INT("start_year", nl.start_year.value, 2006);
+  EXPECT_INT("end_day", nl.end_day.value, 20);
+  EXPECT_INT("history_interval", nl.history_interval.value, 9);
+  EXPECT_INT("max_dom", nl.max_dom.value, 2);
+  EXPECT_INT("e_we (domain 1 of 3 columns)", nl.e_we.value, 75);
+  EXPECT_INT("e_vert", nl.e_vert.value, 35);
+  EXPECT_INT("dx", (long)nl.dx.real, 30000);
+  EXPECT_INT("time_step", nl.time_step.value, 180);
+  EXPECT_INT("time_step_fract_den", nl.time_step_fract_den.value, 1);
+  EXPECT_INT("restart", nl.restart.value, 0);
+  EXPECT_INT("restart line", nl.restart.line, 22);
+  EXPECT_INT("restart_interval", nl.restart_interval.value, 720);
+  EXPECT_INT("nio_tasks_per_group", nl.nio_tasks_per_group.value, 0);
+  EXPECT_INT("hints", bench_namelist_hints(&nl, "em", hints, sizeof hints, err, sizeof err), 0);
+  EXPECT_STR("io_form 2", hints, "strategy=serial");
+
+  /* A quilting case in the same style: end date instead of run_*, seconds
+   * history interval, fractional time step, repeat counts, nocolons. */
+  rc = read_nl("wrf_quilt_em.input", &nl, err, sizeof err);
+  EXPECT_INT("wrf_quilt_em", rc, 0);
+  if (rc) fprintf(stderr, "  %s\n", err);
+  EXPECT_INT("run_hours 0", nl.run_hours.value, 0);
+  EXPECT_INT("end_minute", nl.end_minute.value, 30);
+  EXPECT_INT("history_interval_m 2*0", nl.history_interval_m.value, 0);
+  EXPECT_INT("history_interval_s", nl.history_interval_s.value, 900);
+  EXPECT_INT("time_step_fract_num", nl.time_step_fract_num.value, 1);
+  EXPECT_INT("e_vert 2*41", nl.e_vert.value, 41);
+  EXPECT_INT("nocolons", nl.nocolons.value, 1);
+  EXPECT_INT("hints", bench_namelist_hints(&nl, "q", hints, sizeof hints, err, sizeof err), 0);
+  EXPECT_STR("quilt + io_form 11", hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
+}
+
 static void test_text(void) {
   bench_namelist nl;
   char err[512], hints[256];
   /* Old-style $group ... $end, upper case keys, repeat counts, no io_form. */
   EXPECT_INT("dollar groups",
-             bench_namelist_parse("$DOMAINS\n E_WE = 3*64, E_SN=48 $END\n", "t", &nl, err, sizeof err), 0);
+             bench_namelist_parse("$TIME_CONTROL $END\n$DOMAINS\n E_WE = 3*64, E_SN=48 $END\n", "t", &nl,
+                                  err, sizeof err), 0);
   EXPECT_INT("repeat count", nl.e_we.value, 64);
   EXPECT_INT("upper case", nl.e_sn.value, 48);
   EXPECT_INT("no io_form", bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
@@ -113,17 +154,42 @@ static void test_text(void) {
                {102, "strategy=split"}};
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     char text[128];
-    snprintf(text, sizeof text, "&time_control\n io_form_history = %d\n/\n", forms[i].form);
+    snprintf(text, sizeof text, "&time_control\n io_form_history = %d\n/\n&domains /\n", forms[i].form);
     EXPECT_INT("parse", bench_namelist_parse(text, "t", &nl, err, sizeof err), 0);
     EXPECT_INT("hints", bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
     EXPECT_STR("io_form mapping", hints, forms[i].hints);
   }
   EXPECT_INT("quilt + pnetcdf",
              bench_namelist_parse("&time_control\nio_form_history=11/\n&namelist_quilt\n"
-                                  "nio_tasks_per_group=2/\n", "t", &nl, err, sizeof err), 0);
+                                  "nio_tasks_per_group=2/\n&domains/\n", "t", &nl, err, sizeof err), 0);
   EXPECT_INT("hints", bench_namelist_hints(&nl, "t", hints, sizeof hints, err, sizeof err), 0);
   EXPECT_STR("quilt + pnetcdf", hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
-  EXPECT_INT("empty text", bench_namelist_parse("", "t", &nl, err, sizeof err), 0);
+  EXPECT_INT("empty text", bench_namelist_parse("", "t", &nl, err, sizeof err), -1);
+  EXPECT_STR("empty text", err, "t:1: required group '&time_control' is missing");
+  /* Values: repeat counts, null values, logicals, reals with Fortran exponents. */
+  EXPECT_INT("values", bench_namelist_parse("&time_control nocolons = T, restart = .false. /\n"
+                                            "&domains\n dx = 1.5d3, 2*3000., dy = 2*,\n"
+                                            " e_we = 2*0, e_sn = +7 /\n", "t", &nl, err, sizeof err), 0);
+  EXPECT_INT("logical T", nl.nocolons.value, 1);
+  EXPECT_INT("logical .false.", nl.restart.value, 0);
+  EXPECT_INT("logical line", nl.restart.line, 1);
+  EXPECT_INT("real with d exponent", (long)nl.dx.real, 1500);
+  EXPECT_INT("null value leaves the entry absent", nl.dy.line, 0);
+  EXPECT_INT("repeat count 2*0", nl.e_we.value, 0);
+  EXPECT_INT("signed integer", nl.e_sn.value, 7);
+  EXPECT_INT("real where an integer belongs", bench_namelist_parse("&time_control /\n&domains e_we = 101.5 /\n", "t", &nl, err, sizeof err), -1);
+  EXPECT_STR("real where an integer belongs", err, "t:2: 'e_we' needs an integer value, found '101.5'");
+  EXPECT_INT("junk glued to a value", bench_namelist_parse("&time_control /\n&domains\n e_we = 101@@ /\n", "t", &nl, err, sizeof err), -1);
+  EXPECT_STR("junk glued to a value", err, "t:3: 'e_we' needs an integer value, found '101@@'");
+  EXPECT_INT("junk in a group the bench skips", bench_namelist_parse("&time_control /\n&domains /\n&physics\n mp_physics = 8 %% /\n", "t", &nl, err, sizeof err), -1);
+  EXPECT_STR("junk in a group the bench skips", err, "t:4: 'mp_physics': junk after the value '8': '%%' is not a Fortran constant");
+  EXPECT_INT("stream keys", bench_namelist_parse("&time_control auxhist2_interval_m = 10, io_form_auxhist2 = 2,\n"
+                                                 " frames_per_auxhist2 = 1, auxinput4_inname = 'x' /\n&domains /\n", "t", &nl, err, sizeof err), 0);
+  EXPECT_INT("stream number out of range", bench_namelist_parse("&time_control auxhist25_interval_m = 10 /\n&domains /\n", "t", &nl, err, sizeof err), -1);
+  EXPECT_STR("stream number out of range", err, "t:1: unknown variable 'auxhist25_interval_m' in '&time_control'");
+  EXPECT_INT("unknown key, no suggestion", bench_namelist_parse("&time_control\n/\n&namelist_quilt\n frobnicate = 1 /\n&domains /\n", "t", &nl, err, sizeof err), -1);
+  EXPECT_STR("unknown key, no suggestion", err, "t:4: unknown variable 'frobnicate' in '&namelist_quilt'");
+  EXPECT_INT("tail ignored", bench_namelist_parse("&time_control /\n&domains /\nLSF_TIME=0:30 'it''s\n& not a group\n", "t", &nl, err, sizeof err), 0);
   EXPECT_INT("missing value", bench_namelist_parse("&domains\n e_we = \n/\n", "t", &nl, err, sizeof err), -1);
   EXPECT_STR("missing value", err, "t:2: missing value for 'e_we'");
   EXPECT_INT("group in group", bench_namelist_parse("&domains\n&physics\n/\n", "t", &nl, err, sizeof err), -1);
@@ -137,6 +203,7 @@ int main(int argc, char **argv) {
   }
   dir = argv[1];
   test_valid();
+  test_em_real();
   test_text();
   expect_error("bad_missing_equals.input", 5, "expected '=' after 'e_we'");
   expect_error("bad_value.input", 4, "'e_sn' needs an integer value, found 'eighty'");
@@ -146,6 +213,12 @@ int main(int argc, char **argv) {
   expect_error("bad_outside.input", 1, "expected a namelist group such as '&domains', found 'e_we'");
   expect_error("bad_quilt_split.input", 2, "io_form_history = 102 cannot be quilted");
   expect_error("does_not_exist.input", 0, "cannot open: No such file");
+  expect_error("bad_misspelt.input", 3,
+               "unknown variable 'histroy_interval' in '&time_control' (did you mean 'history_interval'?)");
+  expect_error("bad_junk.input", 5, "'e_we': junk after the value '101': '@@' is not an integer");
+  expect_error("bad_missing_group.input", 8, "required group '&domains' is missing");
+  expect_error("bad_between.input", 4, "expected a namelist group such as '&domains', found 'LSF_TIME'");
+  expect_error("bad_logical.input", 3, "'nocolons' needs a logical (.true. or .false.) value, found 'yes'");
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures ? 1 : 0;
 }

@@ -1,18 +1,109 @@
 #!/bin/sh
-# Install Tessera into a scratch prefix, then build a consumer with
-# find_package(Tessera) and another with pkg-config, and run both.
+# Install Tessera as a user would and use only what was installed:
+#   run_install_test.sh shared BUILD SRC MPIEXEC [MPIEXEC FLAGS...]
+#     installs BUILD into a fresh prefix outside the build tree;
+#   run_install_test.sh static BUILD SRC MPIEXEC [FLAGS...]
+#     configures and builds SRC with -DBUILD_SHARED_LIBS=OFF in BUILD first.
+# Then, with LD_LIBRARY_PATH, PKG_CONFIG_PATH and PYTHONPATH unset: RUNPATHs,
+# the installed benchmarks (--version, a checked run), a C consumer through
+# find_package(Tessera), another through pkg-config and tessera-config with
+# the plain C compiler (so the flags must carry MPI), a Fortran consumer, and
+# the installed `tessera` command.
 set -eu
-build=$1 src=$2 work=$3 mpiexec=$4
+mode=$1 build=$2 src=$3 mpiexec=$4
 shift 4
-rm -rf "$work" && mkdir -p "$work"
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$src/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/cmake" >/dev/null
-libdir=$(ls -d "$work"/prefix/lib*/ | head -n 1)
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-"$mpiexec" "$@" -n 2 "$work/cmake/consumer" "$work/cmake.nc"
-export PKG_CONFIG_PATH="$libdir/pkgconfig"
-mpicc $(pkg-config --cflags tessera) "$src/consumer/consumer.c" -o "$work/consumer_pc" $(pkg-config --libs tessera)
-"$mpiexec" "$@" -n 2 "$work/consumer_pc" "$work/pc.nc"
-ncdump "$work/pc.nc" | grep -q "v = 1, 2, 3, 4, 1, 2, 3, 4"
-echo "install: 3 passed, 0 failed"
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+unset LD_LIBRARY_PATH PKG_CONFIG_PATH PYTHONPATH
+work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-install-$mode.XXXXXX")
+prefix="$work/prefix"
+passed=0
+ok() { passed=$((passed + 1)); echo "ok $passed - $*"; }
+fail() { echo "FAILED: $*" >&2; echo "install: $passed passed, 1 failed"; exit 1; }
+trap 'rm -rf "$work"' EXIT
+mpirun() { "$mpiexec" "$@"; }
+flags="$*"
+
+if [ "$mode" = static ]; then
+  # The same Python as the main build (TSR_TEST_PYTHON, from CTest) for bin/tessera.
+  cmake -S "$src" -B "$build" -DBUILD_SHARED_LIBS=OFF -DTESSERA_BUILD_TESTS=OFF \
+        -DCMAKE_BUILD_TYPE=Release ${TSR_TEST_PYTHON:+-DTESSERA_PYTHON=$TSR_TEST_PYTHON} \
+        >"$work/configure.log" 2>&1 || fail "configure (static)"
+  cmake --build "$build" -j 2 >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; fail "build (static)"; }
+fi
+cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install"
+libdir=$(ls -d "$prefix"/lib*/ | head -n 1)
+libdir=${libdir%/}
+ok "cmake --install $build --prefix $prefix"
+
+# Programs and shared libraries find libtessera relative to themselves.
+if [ "$mode" = shared ]; then
+  for f in "$prefix/bin/tessera-bench" "$prefix/bin/tessera-servers-bench" "$libdir"/libtessera*.so; do
+    readelf -d "$f" | grep -q 'RUNPATH.*\$ORIGIN' || fail "no \$ORIGIN RUNPATH in $f"
+  done
+  ok "RUNPATH \$ORIGIN on programs and libraries"
+else
+  [ -f "$libdir/libtessera.a" ] && ! ls "$libdir"/libtessera*.so >/dev/null 2>&1 \
+    || fail "static build should install libtessera.a and no shared library"
+  ok "static libraries installed"
+fi
+
+# The installed programs, from another directory, no environment.
+cd "$work"
+v=$("$prefix/bin/tessera-config" --version)
+"$prefix/bin/tessera-servers-bench" --version | grep -qx "tessera-servers-bench (Tessera) ${v#tessera }" \
+  || fail "tessera-servers-bench --version"
+mpirun $flags -n 2 "$prefix/bin/tessera-bench" --nx 16 --ny 12 --nz 3 --steps 2 --output-every 1 \
+  --check --quiet --out "$work/bench" >"$work/bench.log" 2>&1 || { cat "$work/bench.log"; fail "installed tessera-bench"; }
+grep -q "check: passed" "$work/bench.log" || { cat "$work/bench.log"; fail "bench check"; }
+ok "installed tessera-bench --check and tessera-servers-bench --version ($v)"
+
+# C consumer through find_package(Tessera).
+cmake -S "$here/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >"$work/c.log" 2>&1 \
+  && cmake --build "$work/cmake" >>"$work/c.log" 2>&1 || { cat "$work/c.log"; fail "find_package consumer build"; }
+mpirun $flags -n 2 "$work/cmake/consumer" "$work/cmake.nc" | grep -qx "consumer: ok (libtessera ${v#tessera })" \
+  || fail "find_package consumer run"
+ok "C consumer via find_package(Tessera)"
+
+# C consumer through pkg-config, compiled with the plain C compiler: the
+# MPI include path and library must come from tessera.pc.
+cc=${CC:-cc}
+static=""
+[ "$mode" = static ] && static=--static
+pcflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config $static --cflags --libs tessera)
+echo "pkg-config $static --cflags --libs tessera: $pcflags"
+$cc "$here/consumer/consumer.c" -o "$work/consumer_pc" $pcflags || fail "pkg-config consumer build"
+mpirun $flags -n 2 "$work/consumer_pc" "$work/pc.nc" | grep -q "consumer: ok" || fail "pkg-config consumer run"
+ncdump "$work/pc.nc" | grep -q "v = 1, 2, 3, 4, 1, 2, 3, 4" || fail "pkg-config consumer output"
+ok "C consumer via pkg-config tessera ($cc)"
+
+$cc "$here/consumer/consumer.c" -o "$work/consumer_tc" $("$prefix/bin/tessera-config" --cflags --libs) \
+  || fail "tessera-config consumer build"
+mpirun $flags -n 2 "$work/consumer_tc" "$work/tc.nc" | grep -q "consumer: ok" || fail "tessera-config consumer run"
+ok "C consumer via tessera-config --cflags --libs"
+
+# Fortran consumer through find_package(Tessera), when the module was built.
+if [ "$("$prefix/bin/tessera-config" --has-fortran)" = yes ]; then
+  cmake -S "$here/consumer_fortran" -B "$work/fortran" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_Fortran_COMPILER="$("$prefix/bin/tessera-config" --fc)" >"$work/f.log" 2>&1 \
+    && cmake --build "$work/fortran" >>"$work/f.log" 2>&1 || { cat "$work/f.log"; fail "Fortran consumer build"; }
+  mpirun $flags -n 2 "$work/fortran/consumer_fortran" "$work/f.nc" \
+    | grep -qx " *consumer_fortran: ok (libtessera ${v#tessera })" || fail "Fortran consumer run"
+  ncdump "$work/f.nc" | grep -q "v = 1, 2, 3, 4, 1, 2, 3, 4" || fail "Fortran consumer output"
+  ok "Fortran consumer via find_package(Tessera) (tsr_inq_libvers)"
+  # ... and through pkg-config tessera-fortran with the MPI Fortran wrapper.
+  if command -v mpif90 >/dev/null 2>&1; then
+    fflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config $static --cflags --libs tessera-fortran)
+    mpif90 "$here/consumer_fortran/consumer.F90" -o "$work/consumer_fpc" $fflags \
+      || fail "pkg-config tessera-fortran consumer build"
+    mpirun $flags -n 2 "$work/consumer_fpc" "$work/fpc.nc" | grep -q "consumer_fortran: ok" \
+      || fail "pkg-config tessera-fortran consumer run"
+    ok "Fortran consumer via pkg-config tessera-fortran (mpif90)"
+  fi
+fi
+
+# The installed `tessera` command (the Python tools).
+"$prefix/bin/tessera" --version | grep -qx "$v" || fail "installed tessera --version"
+"$prefix/bin/tessera" tune --version | grep -qx "tessera tune ${v#tessera }" || fail "tessera tune --version"
+help=$("$prefix/bin/tessera" --help) && echo "$help" | grep -q "tune" || fail "tessera --help"
+ok "installed tessera --version, tessera tune --version"
+echo "install: $passed passed, 0 failed"

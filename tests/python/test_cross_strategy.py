@@ -67,8 +67,11 @@ def outputs(tmp_path_factory):
         if name == "split":
             pieces = sorted(str(f) for f in out.iterdir())
             assert pieces and all(tj.PIECE_RE.match(f) for f in pieces), pieces
-            assert tj.main(["-q"] + pieces) == 0
-        files[name] = sorted(f for f in out.iterdir() if not tj.PIECE_RE.match(f.name))
+            # Joined into a directory of their own: never beside the pieces.
+            assert tj.main(["-q", "--out", str(top / "split-joined")] + pieces) == 0
+            files[name] = sorted((top / "split-joined").iterdir())
+        else:
+            files[name] = sorted(f for f in out.iterdir() if not tj.PIECE_RE.match(f.name))
     if "serial" not in files or "split" not in files:
         pytest.skip(f"serial or split not built (not built: {notbuilt})")
     return files

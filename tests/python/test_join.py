@@ -12,6 +12,11 @@ import numpy as np
 
 from tessera import join as tj
 
+
+def joined(base):
+    """Where `tessera join BASE` puts the joined file: the sibling directory."""
+    return os.path.join(tj.default_out_dir(base), os.path.basename(base))
+
 NREC = 2
 # 2 x 2 ranks over a 5 x 7 (south_north x west_east) grid, deliberately uneven:
 # rows [0,3) [3,5), columns [0,4) [4,7); staggered west_east_stag (8) gives the
@@ -163,7 +168,7 @@ def test_record_and_fixed_2d_3d_uneven_tiles(tmp_path):
     variables = wrf_like()
     make_pieces(base, variables)
     assert tj.main(["-q", base]) == 0
-    check_joined(base, variables)
+    check_joined(joined(base), variables)
 
 
 def test_cdf5_and_piece_list(tmp_path):
@@ -173,8 +178,9 @@ def test_cdf5_and_piece_list(tmp_path):
         var("UB", "u1", ("south_north", "west_east"), tiles2d(), seed=10)]
     make_pieces(base, variables, fmt="NETCDF3_64BIT_DATA")
     pieces = [tj.piece_path(base, r) for r in range(4)]
-    assert tj.main(["-q", "-o", str(tmp_path / "joined.nc")] + pieces) == 0
-    check_joined(str(tmp_path / "joined.nc"), variables, fmt="NETCDF3_64BIT_DATA")
+    out = tmp_path / "elsewhere" / "joined.nc"
+    assert tj.main(["-q", "-o", str(out)] + pieces) == 0
+    check_joined(str(out), variables, fmt="NETCDF3_64BIT_DATA")
 
 
 def test_empty_tile_and_holes_filled(tmp_path):
@@ -191,7 +197,7 @@ def test_empty_tile_and_holes_filled(tmp_path):
     with read(tj.piece_path(base, 3)) as ds:
         assert "HOLEY" not in ds.variables and "T2" in ds.variables
     assert tj.main(["-q", base]) == 0
-    check_joined(base, variables, fills={"HOLEY": np.float32(-999.0),
+    check_joined(joined(base), variables, fills={"HOLEY": np.float32(-999.0),
                                          "HOLEY_I": netCDF4.default_fillvals["i4"]})
 
 
@@ -203,7 +209,7 @@ def test_variable_absent_from_piece_zero_keeps_order(tmp_path):
     base = str(tmp_path / "order")
     make_pieces(base, variables)
     assert tj.main(["-q", base]) == 0
-    check_joined(base, variables)
+    check_joined(joined(base), variables)
 
 
 def test_renamed_tile_dimension(tmp_path):
@@ -221,8 +227,8 @@ def test_renamed_tile_dimension(tmp_path):
         assert ds.variables["OTHER"].dimensions == ("Time", "south_north", "west_east_t2")
         assert len(ds.dimensions["west_east"]) == 7
     assert tj.main(["-q", base]) == 0
-    check_joined(base, variables)
-    with read(base) as ds:
+    check_joined(joined(base), variables)
+    with read(joined(base)) as ds:
         assert set(ds.dimensions) == set(DIMS)  # no west_east_t<k> left
 
 
@@ -234,20 +240,51 @@ def test_replicated_from_piece_zero(tmp_path):
         ds.variables["Times"].set_auto_chartostring(False)
         ds.variables["Times"][0] = np.full(19, b"X", "S1")
     assert tj.main(["-q", base]) == 0
-    check_joined(base, variables)  # Times as piece 0 has them
+    check_joined(joined(base), variables)  # Times as piece 0 has them
 
 
 def test_overwrite_needs_force(tmp_path, capsys):
     variables = wrf_like()
     base = str(tmp_path / "ow")
     make_pieces(base, variables)
-    open(base, "w").write("not yet")
+    os.makedirs(tj.default_out_dir(base))
+    open(joined(base), "w").write("not yet")
     assert tj.main([base]) == 1
-    assert f"{base}: exists" in capsys.readouterr().err
-    assert open(base).read() == "not yet"
+    assert f"{joined(base)}: exists" in capsys.readouterr().err
+    assert open(joined(base)).read() == "not yet"
     assert tj.main(["--force", base]) == 0
     assert "joined 4 pieces" in capsys.readouterr().out
-    check_joined(base, variables)
+    check_joined(joined(base), variables)
+
+
+def test_out_dir_and_never_beside_the_pieces(tmp_path, capsys):
+    variables = wrf_like()
+    pieces_dir = tmp_path / "run"
+    pieces_dir.mkdir()
+    base = str(pieces_dir / "wrfout_d01_2026-01-01_00:00:00")
+    make_pieces(base, variables)
+    # The default: a sibling directory, so `ncrcat run/wrfout_d01_*` sees pieces only.
+    assert tj.default_out_dir(base) == str(tmp_path / "run-joined")
+    assert tj.main(["-q", base]) == 0
+    check_joined(str(tmp_path / "run-joined" / os.path.basename(base)), variables)
+    assert sorted(os.listdir(pieces_dir)) == [os.path.basename(tj.piece_path(base, r))
+                                              for r in range(4)]
+    # --out DIR, created when missing.
+    assert tj.main(["-q", "--out", str(tmp_path / "a" / "b"), tj.piece_path(base, 2)]) == 0
+    check_joined(str(tmp_path / "a" / "b" / os.path.basename(base)), variables)
+    # Beside the pieces: refused, with the reason and the default named.
+    for argv in (["--out", str(pieces_dir)], ["-o", str(pieces_dir / "joined.nc")],
+                 ["-o", base]):
+        code, err = error_of(capsys, argv + [base])
+        target = str(pieces_dir / "joined.nc") if argv[-1].endswith("joined.nc") else base
+        assert code == 1, argv
+        assert (f"tessera join: {target}: is beside the pieces in {pieces_dir}, where a glob "
+                f"such as `ncrcat {pieces_dir}/*` would read pieces and joined files together; "
+                f"join into another directory (default: {tmp_path / 'run-joined'})") in err, err
+    assert sorted(os.listdir(pieces_dir)) == [os.path.basename(tj.piece_path(base, r))
+                                              for r in range(4)]
+    code, err = error_of(capsys, ["--out", "x", "-o", "y", base])
+    assert code == 2 and "not allowed with argument" in err
 
 
 def error_of(capsys, argv):
@@ -264,7 +301,7 @@ def test_missing_piece(tmp_path, capsys):
     os.unlink(tj.piece_path(base, 0))
     code, err = error_of(capsys, [tj.piece_path(base, 1)])
     assert code == 1 and f"{base}.0000: missing piece 0" in err
-    assert not os.path.exists(base)
+    assert not os.path.exists(base) and not os.path.exists(joined(base))
 
 
 def test_inconsistent_nranks(tmp_path, capsys):
@@ -275,6 +312,8 @@ def test_inconsistent_nranks(tmp_path, capsys):
     code, err = error_of(capsys, [base])
     assert code == 1 and f"{base}.0003: tessera_split_nranks = 6, but {base}.0000 says 4" in err
     assert not [p for p in os.listdir(tmp_path) if "join-tmp" in p or p == "mixed"]
+    out_dir = tj.default_out_dir(base)
+    assert not os.path.isdir(out_dir) or not os.listdir(out_dir)
 
 
 def test_not_a_split_piece(tmp_path, capsys):

@@ -50,6 +50,12 @@ def test_real_bench_tuning_session(tmp_path, capsys):
     default_run = session["trials"][0]["runs"][0]
     assert default_run["status"] == "ok"
     assert default_run["stats"].get("model_ranks") == 4, "no statistics record from the bench"
-    assert session["result"]["ratio"] is not None
-    assert "Ratio to default:" in captured.out and "TESSERA_HINTS" in captured.out
+    res = session["result"]
+    assert res["ratio"] is not None and res["ratio_interval"] is not None
+    assert "Ratio to default:" in captured.out
+    # Real runs on a shared machine: either verdict is honest; each has its output.
+    if res["verdict"] == "winner":
+        assert "export TESSERA_HINTS=" in captured.out
+    else:
+        assert "export TESSERA_HINTS=" not in captured.out
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("tessera-tune-")]

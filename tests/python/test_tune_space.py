@@ -112,3 +112,26 @@ def test_rules_follow_expbb():
     first = diagnose(blocked, "servers")[0]
     assert (first.knob, first.direction) == ("io_groups", +1)   # more servers
     assert diagnose({}, "direct") == []
+
+
+def test_alignment_only_where_it_fits_the_variables():
+    # 202 WRF variables of ~20 KiB: no alignment of 4 KiB or more is worth its
+    # padding; 40 MiB variables take every alignment up to the stripe.
+    small = build_space(RunShape(ranks=8, file_bytes=4 * MIB, var_bytes=20 * KIB))
+    assert "alignment" not in small.knobs
+    assert "alignment" not in small.knobs_for("direct")
+    mid = build_space(RunShape(ranks=8, file_bytes=64 * MIB, var_bytes=MIB))
+    assert mid.knobs["alignment"].values == (4 * KIB, 64 * KIB)
+    large = build_space(RunShape(ranks=8, file_bytes=GIB, var_bytes=40 * MIB))
+    assert MIB in large.knobs["alignment"].values
+    unknown = build_space(RunShape(ranks=8, file_bytes=GIB))
+    assert MIB in unknown.knobs["alignment"].values
+
+
+def test_run_summary_gives_the_variable_size():
+    from tessera.tune_runner import summarize_stats
+
+    recs = [{"bytes": 40 * MIB, "variables": 10, "frames": 2},
+            {"bytes": 4 * MIB, "variables": 202, "frames": 1}]
+    assert summarize_stats(recs)["var_bytes"] == 4 * MIB // 202
+    assert summarize_stats([{"bytes": 1}])["var_bytes"] == 0

@@ -23,7 +23,8 @@ int main(int argc, char **argv) {
   if (!rc) rc = tsr_close(&f);
   if (!rc) tsr_decomp_free(&d);
   if (!rc) rc = tsr_finalize(&ctx);
-  if (rank == 0) printf("consumer: %s\n", rc ? tsr_strerror(rc) : "ok");
+  if (rank == 0)
+    printf("consumer: %s (libtessera %s)\n", rc ? tsr_strerror(rc) : "ok", tsr_inq_libvers());
   MPI_Finalize();
   return rc ? 1 : 0;
 }

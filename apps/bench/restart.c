@@ -1,0 +1,184 @@
+/* Restart and input files: the model's whole state through Tessera.
+ *
+ * A restart file (wrfrst_d01_<date>, as WRF names them) holds every variable
+ * of the run's schema at one time, from the model's own arrays: the fields
+ * the kernel steps are the prognostic state, the others are written too so
+ * that the file reads like a history file. The scalar BENCH_STEP holds the
+ * step counter. An input file (wrfinput_d01) is the same at step 0.
+ *
+ * Reading goes through Tessera's read path (tsr_open / tsr_get) with the
+ * run's own decompositions, so a run may resume on another process grid.
+ * Only the tiles are read: interior halos are refreshed by the first halo
+ * exchange, and the halos at the domain edge hold the initial state's
+ * values in every run alike. The replicated variables are recomputed from
+ * the step. So a run resumed at step k computes exactly what an
+ * uninterrupted run computes after step k, and writes the same bytes.
+ *
+ * Tessera cannot open the pieces of a split file (tsr_open answers
+ * TSR_EFORMAT until they are joined), so a run whose history is split
+ * writes its restart and input files with strategy=serial, the way WRF
+ * lets io_form_restart differ from io_form_history. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static int fail(bench_run *run, tsr_file *f, int rc, const char *call, const char *what) {
+  int code = 0;
+  const char *msg = NULL;
+  if (f) tsr_backend_error(f, &code, &msg);
+  else
+    msg = tsr_last_error(); /* tsr_create / tsr_open failed: no handle to ask */
+  snprintf(run->err, sizeof run->err, "%s(%s): %s: %s%s%s", call, what, tsr_errname(rc),
+           tsr_strerror(rc), msg && *msg ? " - " : "", msg && *msg ? msg : "");
+  return rc;
+}
+
+void bench_restart_path(const bench_run *run, int64_t step, char *path, size_t n) {
+  char date[BENCH_DATE_LEN + 1];
+  bench_step_date(run, step, date);
+  bench_file_path(run, "wrfrst_d01_", date, path, n);
+}
+
+void bench_input_path(const bench_run *run, char *path, size_t n) {
+  snprintf(path, n, "%.4000s/wrfinput_d01", run->cfg.out);
+}
+
+/* Everything a state file costs the model is restart time, not output time. */
+static int write_state(bench_run *run, int64_t step, const char *path) {
+  double t0 = MPI_Wtime(), blocked0 = run->tm.blocked_s;
+  const char *hints = strcmp(run->strategy, "split") == 0 ? "strategy=serial" : NULL;
+  int *varids = calloc((size_t)run->schema.nvars + 1, sizeof(int));
+  if (!varids) return fail(run, NULL, TSR_ENOMEM, "restart", path);
+  tsr_file *f = NULL;
+  int step_id = -1;
+  int rc = bench_define_file(run, path, hints, &f, varids, &step_id);
+  bench_globals_fill_step(run, step);
+  for (int v = 0; v < run->nfields && rc == 0; v++) {
+    const bench_field *fl = &run->fields[v];
+    if (fl->shape < 0)
+      rc = tsr_put_global(f, varids[v], 0, fl->buf);
+    else
+      rc = tsr_put(f, varids[v], 0, run->shapes[fl->shape].d, fl->buf);
+    if (rc) fail(run, f, rc, fl->shape < 0 ? "tsr_put_global" : "tsr_put", run->schema.vars[v].name);
+  }
+  if (rc == 0) {
+    int s = (int)step;
+    rc = tsr_put_global(f, step_id, 0, &s);
+    if (rc) fail(run, f, rc, "tsr_put_global", BENCH_STEP_VAR);
+  }
+  if (f) {
+    int crc = tsr_close(&f);
+    if (rc == 0 && crc) rc = fail(run, NULL, crc, "tsr_close", path);
+  }
+  free(varids);
+  run->tm.blocked_s = blocked0;
+  run->tm.restart_s += MPI_Wtime() - t0;
+  return rc;
+}
+
+int bench_restart_write(bench_run *run, int64_t step) {
+  char path[BENCH_PATH];
+  bench_restart_path(run, step, path, sizeof path);
+  int rc = write_state(run, step, path);
+  if (rc == 0) run->restarts++;
+  return rc;
+}
+
+int bench_input_write(bench_run *run) {
+  char path[BENCH_PATH];
+  bench_input_path(run, path, sizeof path);
+  return write_state(run, 0, path);
+}
+
+/* The state file's time must be this run's step `step`: the same --start
+ * and --dt as the run that wrote it. */
+static int check_time(bench_run *run, tsr_file *f, const char *path, int64_t step) {
+  int id;
+  if (tsr_inq_varid(f, "Times", &id) != 0) return 0; /* a schema without Times */
+  char got[BENCH_DATE_LEN + 1] = "", want[BENCH_DATE_LEN + 1];
+  int fi = -1;
+  for (int v = 0; v < run->schema.nvars; v++)
+    if (strcmp(run->schema.vars[v].name, "Times") == 0) fi = v;
+  if (fi < 0 || run->fields[fi].nelems < BENCH_DATE_LEN) return 0;
+  char *buf = calloc((size_t)run->fields[fi].nelems + 1, 1);
+  if (!buf) return fail(run, NULL, TSR_ENOMEM, "read", path);
+  int rc = tsr_get(f, id, 0, NULL, buf);
+  if (rc) {
+    free(buf);
+    return fail(run, f, rc, "tsr_get", "Times");
+  }
+  memcpy(got, buf, BENCH_DATE_LEN);
+  free(buf);
+  bench_step_date(run, step, want);
+  if (strcmp(got, want) != 0) {
+    snprintf(run->err, sizeof run->err,
+             "%.700s is at %s, but step %lld of this run (--start %s, --dt %g) is at %s: "
+             "run with the options of the run that wrote it",
+             path, got, (long long)step, run->cfg.start_date, run->cfg.dt, want);
+    return TSR_EINVAL;
+  }
+  return 0;
+}
+
+int bench_state_read(bench_run *run, const char *path, int restart) {
+  double t0 = MPI_Wtime(), blocked0 = run->tm.blocked_s;
+  tsr_file *f = NULL;
+  /* ROMIO reads "dir/wrfrst_d01_2026-01-01_00:03:00" as a file on the file
+   * system "dir/wrfrst_d01_2026-01-01_00" and PnetCDF then cannot find it;
+   * serial NetCDF has no such prefixes. (Writing works: Tessera writes under
+   * a temporary name.) */
+  int rc = tsr_open(run->ctx, path, strchr(path, ':') ? "backend=netcdf" : NULL, &f);
+  if (rc) {
+    fail(run, f, rc, "tsr_open", path);
+    goto done;
+  }
+  int step = 0, id;
+  if (tsr_inq_varid(f, BENCH_STEP_VAR, &id) == 0) {
+    rc = tsr_get(f, id, 0, NULL, &step);
+    if (rc) {
+      fail(run, f, rc, "tsr_get", BENCH_STEP_VAR);
+      goto done;
+    }
+  } else if (restart) {
+    snprintf(run->err, sizeof run->err, "%.700s has no %s: not a restart file of tessera-bench",
+             path, BENCH_STEP_VAR);
+    rc = TSR_EINVAL;
+    goto done;
+  }
+  if (!restart && step != 0) {
+    snprintf(run->err, sizeof run->err,
+             "%.700s holds step %d: --input takes an initial state (step 0), resume with "
+             "--restart",
+             path, step);
+    rc = TSR_EINVAL;
+    goto done;
+  }
+  if (step < 0 || step > run->cfg.steps) {
+    snprintf(run->err, sizeof run->err, "%.700s is at step %d, outside this run's 0..%d", path,
+             step, run->cfg.steps);
+    rc = TSR_EINVAL;
+    goto done;
+  }
+  if ((rc = check_time(run, f, path, step)) != 0) goto done;
+  for (int v = 0; v < run->nfields && rc == 0; v++) {
+    bench_field *fl = &run->fields[v];
+    if (fl->shape < 0) continue; /* recomputed from the step */
+    const char *name = run->schema.vars[v].name;
+    if (tsr_inq_varid(f, name, &id) != 0) {
+      snprintf(run->err, sizeof run->err, "%.700s has no variable %s, which the model needs", path,
+               name);
+      rc = TSR_EINVAL;
+      break;
+    }
+    rc = tsr_get(f, id, 0, run->shapes[fl->shape].d, fl->buf);
+    if (rc) fail(run, f, rc, "tsr_get", name);
+  }
+  if (rc == 0) run->start_step = step;
+done:
+  if (f) tsr_close(&f);
+  run->tm.blocked_s = blocked0;
+  run->tm.input_s += MPI_Wtime() - t0;
+  return rc;
+}

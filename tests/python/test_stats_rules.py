@@ -1,0 +1,141 @@
+"""Every rule of `tessera stats` (python/tessera/stats_rules.py) against a
+record where it must fire and records close to it where it must not."""
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(ROOT / "python") not in sys.path:
+    sys.path.insert(0, str(ROOT / "python"))
+
+import pytest  # noqa: E402
+
+from tessera import stats, stats_rules as R  # noqa: E402
+
+MIB = 1 << 20
+FIX = HERE / "fixtures" / "stats" / "records.jsonl"
+
+
+def fixture(name):
+    recs = stats.read_records(str(FIX))[0]
+    return dict(next(r for r in recs if r["file"].endswith(name)))
+
+
+def with_counters(rec, **kw):
+    return dict(rec, counters=dict(rec["counters"], **kw))
+
+
+def wrf_small_variables():
+    """The case from the field: 202 WRF variables of ~20 KiB, one 4 MiB file,
+    PnetCDF, most requests off the 1 MiB boundary."""
+    rec = fixture("wrfout_misaligned")
+    data = 202 * 20 * 1024
+    return with_counters(dict(rec, variables=202, frames=1, bytes=data),
+                         TSR_WRITES=404, TSR_WRITES_WITH_OFFSET=404, TSR_FILE_NOT_ALIGNED=400,
+                         TSR_BYTES_WRITTEN=data)
+
+
+# -- small-requests -------------------------------------------------------------
+def test_small_requests_fires_on_many_small_requests():
+    assert R.small_requests(fixture("wrfout_small")) is not None
+
+
+@pytest.mark.parametrize("change", [
+    {"TSR_WRITES": 8},                                   # one request per writer
+    {"TSR_BYTES_WRITTEN": 8 * 512 * 1024},               # writers hold < 1 MiB each
+    {"TSR_SIZE_WRITE_10K_100K": 0, "TSR_SIZE_WRITE_1K_10K": 0,
+     "TSR_SIZE_WRITE_100K_1M": 0},                       # no small bucket counted
+])
+def test_small_requests_silent(change):
+    assert R.small_requests(with_counters(fixture("wrfout_small"), **change)) is None
+
+
+# -- misaligned -----------------------------------------------------------------
+def test_misaligned_fires_on_large_variables_with_growth_shown():
+    a = R.misaligned(fixture("wrfout_misaligned"))      # 10 variables of 40 MiB
+    assert a is not None and a.hint.startswith("nc_var_align_size=1m")
+    # 10 variables x 1 frame, padding below 1 MiB each: at most 10 MiB of 400 MiB.
+    assert "predicted file growth from padding: about 5.0MB, at most 10.0MB (+2.5 % of 400.0MB)" \
+        in a.message
+
+
+def test_misaligned_silent_for_many_small_variables():
+    # The alignment would pad 202 variables by up to 1 MiB each: 4 MiB -> ~200 MiB.
+    rec = wrf_small_variables()
+    assert R.misaligned(rec) is None
+    assert all(a.rule != "misaligned" for a in R.advise(rec))
+    most, _ = R.alignment_growth(rec, MIB)
+    assert most > 40 * rec["bytes"]                     # what the advice would have cost
+
+
+def test_misaligned_threshold_is_the_variable_size():
+    rec = fixture("wrfout_misaligned")
+    just_below = dict(rec, bytes=10 * (R.ALIGN_VAR_FACTOR * MIB - 1))
+    at = dict(rec, bytes=10 * R.ALIGN_VAR_FACTOR * MIB)
+    assert R.misaligned(just_below) is None
+    assert R.misaligned(at) is not None
+    # Frames count: the same bytes over 8 frames are 8x smaller variables.
+    assert R.misaligned(dict(at, frames=8)) is None
+
+
+@pytest.mark.parametrize("change", [
+    {"TSR_FILE_NOT_ALIGNED": 40},                        # most requests aligned
+    {"TSR_WRITES_WITH_OFFSET": 0},                       # offsets not reported
+    {"TSR_BYTES_WRITTEN": MIB // 2},                     # file below one stripe
+])
+def test_misaligned_silent(change):
+    assert R.misaligned(with_counters(fixture("wrfout_misaligned"), **change)) is None
+
+
+def test_misaligned_without_pnetcdf_advises_striping_without_padding():
+    a = R.misaligned(dict(fixture("wrfout_misaligned"), backend="netcdf"))
+    assert a is not None and a.hint.startswith("striping_unit=1m")
+    assert "growth" not in a.message
+
+
+# -- one-writer -----------------------------------------------------------------
+def test_one_writer_fires():
+    assert R.one_writer(fixture("wrfout_serial")) is not None
+    assert R.one_writer(fixture("wrfout_cb1")) is not None
+
+
+@pytest.mark.parametrize("change", [
+    {"model_ranks": 2},                                  # too few ranks to matter
+    {"writer_s": {"min": 0.001, "max": 0.001, "mean": 0.001}},   # too little writing
+    {"writers_on": "io_servers"},                        # servers are meant to write
+    {"io_ranks": 2},
+])
+def test_one_writer_silent(change):
+    assert R.one_writer(dict(fixture("wrfout_serial"), **change)) is None
+
+
+def test_one_writer_silent_when_writers_share_the_work():
+    rec = dict(fixture("wrfout_clean"), writers=4,
+               writer_s={"min": 0.9, "max": 1.0, "mean": 0.95})
+    assert R.one_writer(rec) is None
+
+
+# -- blocked --------------------------------------------------------------------
+def test_blocked_fires():
+    assert R.blocked(fixture("wrfout_blocked")) is not None
+
+
+@pytest.mark.parametrize("blocked_max,writer_max", [
+    (1.4, 1.0),      # below the factor
+    (0.06, 0.02),    # above the factor but within the margin in seconds
+    (0.5, 0.5),      # blocked only while writing
+])
+def test_blocked_silent(blocked_max, writer_max):
+    rec = dict(fixture("wrfout_blocked"),
+               blocked_s={"min": 0, "max": blocked_max, "mean": blocked_max / 2},
+               writer_s={"min": 0, "max": writer_max, "mean": writer_max / 2})
+    assert R.blocked(rec) is None
+
+
+def test_clean_record_fires_nothing():
+    assert R.advise(fixture("wrfout_clean")) == []
+
+
+def test_every_rule_is_covered_here():
+    tested = {"small_requests", "misaligned", "one_writer", "blocked"}
+    assert {r.__name__ for r in R.RULES} == tested
