@@ -344,8 +344,9 @@ int tsr__drain_finalize(MPI_Comm comm) {
   int rc = tsr__agree(comm, local);
   const tsr__stats_env_t *env = tsr__stats_env();
   if (!env->text && !env->file) return rc;
-  /* Reported when statistics are on, even with no staged file, so a run
-   * that meant to stage and did not shows zero bytes instead of nothing. */
+  /* Collective whenever statistics are on (every rank decides alike); printed
+   * only by a job that staged something, so runs without stage_dir add no
+   * record to the statistics. */
   double x[2] = {t.wait_s, t.busy_s}, xr[2] = {0, 0};
   int64_t n[3] = {t.files, t.bytes, t.failed}, nr[3] = {0, 0, 0};
   int me = 0;
@@ -353,6 +354,7 @@ int tsr__drain_finalize(MPI_Comm comm) {
   if (MPI_Reduce(x, xr, 2, MPI_DOUBLE, MPI_MAX, 0, comm) != MPI_SUCCESS ||
       MPI_Reduce(n, nr, 3, MPI_INT64_T, MPI_SUM, 0, comm) != MPI_SUCCESS || me != 0)
     return rc;
+  if (nr[0] + nr[2] == 0) return rc;
   double mbps = xr[1] > 0 ? (double)nr[1] / 1e6 / xr[1] : 0.0;
   if (env->text) {
     printf("TESSERA stage: files %lld, staged bytes %lld, failed %lld, drain_s %.6f, "
