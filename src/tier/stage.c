@@ -126,13 +126,28 @@ static int write_marker(const char *staged, const char *final, int64_t size, int
   return errno_code(e);
 }
 
+/* @p final as an absolute path (malloc'd): the marker must name the
+ * destination for a `tessera stage recover` run from any directory, and the
+ * drain must not depend on the model's working directory later. */
+static char *absolute(const char *final) {
+  if (final[0] == '/') return strdup(final);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  size_t n = strlen(cwd) + strlen(final) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", cwd, final);
+  return p;
+}
+
 int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
                       char *msg, size_t msglen) {
   size_t n = strlen(staged) + sizeof TSR__DEST_SUFFIX + sizeof TSR__STAGE_TMP_SUFFIX;
-  char *tmp = malloc(n), *marker = malloc(n);
-  if (!tmp || !marker) {
+  char *tmp = malloc(n), *marker = malloc(n), *dest = absolute(final);
+  if (!tmp || !marker || !dest) {
     free(tmp);
     free(marker);
+    free(dest);
+    snprintf(msg, msglen, "stage: out of memory (or no working directory) for %s", final);
     return TSR_ENOMEM;
   }
   snprintf(tmp, n, "%s%s", staged, TSR__STAGE_TMP_SUFFIX);
@@ -143,7 +158,7 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
     size = lseek(fd, 0, SEEK_END);
     close(fd);
   }
-  int rc = write_marker(staged, final, size, oserr, msg, msglen);
+  int rc = write_marker(staged, dest, size, oserr, msg, msglen);
   if (rc) unlink(tmp);
   if (!rc) {
     rc = tsr__promote(tmp, staged, oserr, msg, msglen);
@@ -151,9 +166,10 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
   }
   /* A file the drain cannot take stays staged with its marker: complete and
    * recoverable, which is the promise; the error comes at tsr_finalize. */
-  if (!rc) tsr__drain_submit(staged, final, at_finalize);
+  if (!rc) tsr__drain_submit(staged, dest, at_finalize);
   free(tmp);
   free(marker);
+  free(dest);
   return rc;
 }
 
