@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/agree.h"
+#include "tier/stage.h"
 #include "tessera.h"
 
 void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints *h,
@@ -24,7 +25,8 @@ void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints 
 static void free_names(tsr__sink *s) {
   free(s->path);
   free(s->tmp_path);
-  s->path = s->tmp_path = NULL;
+  free(s->staged);
+  s->path = s->tmp_path = s->staged = NULL;
 }
 
 static int keep_path(tsr__sink *s, const char *path) {
@@ -36,10 +38,19 @@ static int keep_path(tsr__sink *s, const char *path) {
 int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__schema *schema) {
   int rc = keep_path(s, path);
   if (rc) return rc;
-  size_t n = strlen(path) + sizeof TSR__TMP_SUFFIX;
+  if (tsr__stage_wanted(s->hints, schema)) {
+    char msg[sizeof s->berr->message] = "";
+    rc = tsr__stage_name(comm, s->hints->stage_dir, path, &s->staged, msg, sizeof msg);
+    if (rc) {
+      if (s->berr && msg[0]) snprintf(s->berr->message, sizeof s->berr->message, "%s", msg);
+      return rc;
+    }
+  }
+  const char *where = s->staged ? s->staged : path; /* the temporary lives next to it */
+  size_t n = strlen(where) + sizeof TSR__TMP_SUFFIX;
   s->tmp_path = malloc(n);
   if (!s->tmp_path) return TSR_ENOMEM;
-  snprintf(s->tmp_path, n, "%s%s", path, TSR__TMP_SUFFIX);
+  snprintf(s->tmp_path, n, "%s%s", where, TSR__TMP_SUFFIX);
   int me = 0;
   MPI_Comm_rank(comm, &me);
   s->renamer = me == 0;
@@ -138,15 +149,15 @@ int tsr__sink_close(tsr__sink *s) {
 }
 
 int tsr__sink_commit(tsr__sink *s) {
-  int rc = 0;
-  if (s->tmp_path && s->renamer && rename(s->tmp_path, s->path) != 0) {
-    if (s->berr) {
-      s->berr->code = errno;
-      snprintf(s->berr->message, sizeof s->berr->message, "cannot rename %s to %s: %s",
-               s->tmp_path, s->path, strerror(errno));
-    }
-    unlink(s->tmp_path);
-    rc = errno == ENOSPC || errno == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
+  int rc = 0, oserr = 0;
+  char msg[sizeof s->berr->message];
+  if (s->tmp_path && s->renamer)
+    rc = s->staged ? tsr__stage_commit(s->staged, s->path, s->hints->stage_drain_at_finalize,
+                                       &oserr, msg, sizeof msg)
+                   : tsr__promote(s->tmp_path, s->path, &oserr, msg, sizeof msg);
+  if (rc && s->berr) {
+    s->berr->code = oserr;
+    snprintf(s->berr->message, sizeof s->berr->message, "%s", msg);
   }
   free_names(s);
   return rc;

@@ -23,6 +23,8 @@ typedef struct tsr__sink {
   char *path;      /* the final path (owned), set by create/open */
   char *tmp_path;  /* create: where the backend writes until commit (owned) */
   int renamer;     /* create: 1 on the rank that renames at commit */
+  char *staged;    /* create with stage_dir: the file's name in the stage (owned;
+                      tmp_path is `<staged>.tessera-tmp`), NULL when written in place */
 } tsr__sink;
 
 /* Files appear atomically: a created file is written under
@@ -68,7 +70,10 @@ int tsr__sink_flush(tsr__sink *s);
  * that holds no file returns 0. */
 int tsr__sink_close(tsr__sink *s);
 /* After tsr__sink_close, once every rank agreed the file is good: rename the
- * temporary to the final path (on the renamer), and free the names. */
+ * temporary to the final path (on the renamer), and free the names. A staged
+ * sink (stage_dir hint, src/tier) renames the temporary to its staged name
+ * instead, next to a marker naming the final path, and hands it to the drain,
+ * which copies it to `<path>.tessera-tmp` and renames that into place. */
 int tsr__sink_commit(tsr__sink *s);
 /* After tsr__sink_close, when the file failed somewhere: remove the
  * temporary (on the renamer), free the names. */

@@ -5,6 +5,7 @@
 
 #include "core/internal.h"
 #include "strategy/strategy.h"
+#include "tier/drain.h"
 
 static int dup_comm(MPI_Comm comm, MPI_Comm *out) {
   if (MPI_Comm_dup(comm, out) != MPI_SUCCESS) return TSR_EMPI;
@@ -111,6 +112,12 @@ int tsr_finalize(tsr_ctx **pctx) {
   int rc = ctx->ranks_owner ? ctx->ranks_owner->ranks_finalize(ctx) : 0;
   ctx->stats.blocked_s += tsr__now() - t0;
   rc = tsr__agree(ctx->comm, rc);
+  /* Staged files reach their final paths before the job may end; the wait
+   * is time the model spends blocked in Tessera. */
+  double t1 = tsr__now();
+  int drc = tsr__drain_finalize(ctx->comm);
+  ctx->stats.blocked_s += tsr__now() - t1;
+  if (!rc) rc = drc;
   MPI_Comm_free(&ctx->comm);
   free(ctx->init_hints);
   free(ctx);

@@ -68,6 +68,7 @@ static const choice zstd_choices[] = {
     {"9", 9},   {"10", 10}, {"11", 11}, {"12", 12}, {"13", 13}, {"14", 14}, {"15", 15}, {"16", 16},
     {"17", 17}, {"18", 18}, {"19", 19}, {"20", 20}, {"21", 21}, {"22", 22}, {NULL, 0}};
 static const choice precision_choices[] = {{"native", 0}, {"float", 1}, {NULL, 0}};
+static const choice drain_choices[] = {{"thread", 0}, {"finalize", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -82,11 +83,12 @@ static const registry_ref backends = {tsr__backend_known, tsr__backend_count, ts
 static const registry_ref transports = {tsr__transport_known, tsr__transport_count,
                                         tsr__transport_name_at};
 
-enum { T_CHOICE, T_SIZE, T_INT, T_NAME, T_CODEC };
+/* T_PATH: free text (no ':' or ','), held as given. */
+enum { T_CHOICE, T_SIZE, T_INT, T_NAME, T_CODEC, T_PATH };
 
 typedef struct {
   const char *name;
-  unsigned bit;
+  uint64_t bit;
   int type;
   size_t offset, size;   /* the field in tsr__hints */
   const choice *choices; /* T_CHOICE */
@@ -132,12 +134,15 @@ static const key_info keys[] = {
     {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL, 1024, NULL, 1},
     {"precision", TSR__H_PRECISION, T_CHOICE, FIELD(precision_float), precision_choices, 0, NULL, 0},
     {"null_delay_ms", TSR__H_NULL_DELAY, T_INT, FIELD(null_delay_ms), NULL, 0, NULL, 0},
+    {"stage_dir", TSR__H_STAGE_DIR, T_PATH, FIELD(stage_dir), NULL, 0, NULL, 0},
+    {"stage_min_bytes", TSR__H_STAGE_MIN, T_SIZE, FIELD(stage_min_bytes), NULL, 0, NULL, 0},
+    {"stage_drain", TSR__H_STAGE_DRAIN, T_CHOICE, FIELD(stage_drain_at_finalize), drain_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 /* T_CODEC keys and the codec that parses and prints each (hints_values.c). */
 static const struct {
-  unsigned bit;
+  uint64_t bit;
   const tsr__hint_codec *codec;
 } codecs[] = {{TSR__H_QUANTIZE, &tsr__hint_quantize}, {TSR__H_CHUNKS, &tsr__hint_chunks}};
 
@@ -148,7 +153,7 @@ static const tsr__hint_codec *codec_of(const key_info *k) {
 }
 
 /* Keys that must be the same for every file: servers exist before any file. */
-static const unsigned layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
+static const uint64_t layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
                                        TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])
 
@@ -311,6 +316,8 @@ static void expected(const key_info *k, char *buf, size_t cap) {
   } else if (k->type == T_SIZE) {
     snprintf(buf, cap, "expected a size >= %s (bytes, optional suffix k, m or g)",
              k->min ? "1k" : "0");
+  } else if (k->type == T_PATH) {
+    snprintf(buf, cap, "expected a path of at most %d characters", VALUE_MAX);
   } else if (k->type == T_NAME) {
     size_t o = (size_t)snprintf(buf, cap, "expected ");
     int n = k->names->count();
@@ -379,7 +386,7 @@ static int same_field(const tsr__hints *a, const tsr__hints *b, const key_info *
   return memcmp(cfield_of(a, k), cfield_of(b, k), k->size) == 0;
 }
 
-static const key_info *key_by_bit(unsigned bit) {
+static const key_info *key_by_bit(uint64_t bit) {
   for (size_t i = 0; i < NKEYS; i++)
     if (keys[i].bit == bit) return &keys[i];
   return NULL;
@@ -388,7 +395,7 @@ static const key_info *key_by_bit(unsigned bit) {
 
 /* The canonical text of one field's value, as the parser would accept it. */
 static void format_field(const tsr__hints *h, const key_info *k, char *buf, size_t cap) {
-  if (k->type == T_NAME) {
+  if (k->type == T_NAME || k->type == T_PATH) {
     snprintf(buf, cap, "%s", (const char *)cfield_of(h, k));
     return;
   }
@@ -421,7 +428,7 @@ typedef struct {
   size_t errlen;
   int first_match; /* index of the first globbed group matching path, or -1 */
   int strict;      /* hints_strict in effect after this text (first pass) */
-  unsigned unglobbed_set;
+  uint64_t unglobbed_set;
   tsr__hints tmp;   /* the result, committed to the caller only on success */
   tsr__hints delta; /* one group's values */
   tsr__hints globd; /* the applicable globbed group, applied last */
@@ -603,7 +610,9 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
     int64_t v = 0;
     char name[TSR__NAME_MAX] = {0}; /* zero tail: hints compare with memcmp */
     if (k->type == T_CODEC) return parse_codec(ps, k, val, d);
-    int bad = k->type == T_NAME ? parse_name(k, val, name, sizeof name) : parse_value(k, val, &v);
+    int bad = k->type == T_NAME   ? parse_name(k, val, name, sizeof name)
+              : k->type == T_PATH ? (val.n < k->size ? 0 : -1)
+                                  : parse_value(k, val, &v);
     if (bad == -2) {
       format_size(memory_bytes(), why, sizeof why);
       return fail(ps, "hint '%s=%s': more than this node's memory (%s); each rank would allocate it",
@@ -615,6 +624,10 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
     }
     if (k->type == T_NAME) {
       memcpy(field_of(d, k), name, sizeof name);
+      d->set |= k->bit;
+    } else if (k->type == T_PATH) {
+      memset(field_of(d, k), 0, k->size); /* zero tail: hints compare with memcmp */
+      memcpy(field_of(d, k), val.p, val.n);
       d->set |= k->bit;
     } else {
       set_num(d, k, v);
@@ -689,7 +702,7 @@ static int merge(parser *ps, tsr__hints *dst, const tsr__hints *src) {
   return 0;
 }
 
-static int layout_conflict(parser *ps, const tsr__hints *a, const tsr__hints *b, unsigned bit) {
+static int layout_conflict(parser *ps, const tsr__hints *a, const tsr__hints *b, uint64_t bit) {
   const key_info *k = key_by_bit(bit);
   char va[32], vb[32];
   format_field(a, k, va, sizeof va);
@@ -863,7 +876,7 @@ void tsr__hints_format(const tsr__hints *h, char *out, size_t outlen) {
   out[0] = '\0';
   if (!h) return;
   size_t o = 0;
-  char v[160];
+  char v[VALUE_MAX + 1]; /* a T_PATH value is up to VALUE_MAX */
   for (size_t i = 0; i < NKEYS; i++) {
     if (!(h->set & keys[i].bit)) continue;
     format_field(h, &keys[i], v, sizeof v);

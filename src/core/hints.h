@@ -24,37 +24,39 @@ typedef struct {
 #define TSR__MAX_PASSTHROUGH 32
 
 /* Bits of tsr__hints.set: which fields a source set, so merging knows. */
-enum {
-  TSR__H_STRATEGY = 1u << 0,
-  TSR__H_BACKEND = 1u << 1,
-  TSR__H_FORMAT = 1u << 2,
-  TSR__H_SLAB = 1u << 3,
-  TSR__H_BUFFER = 1u << 4,
-  TSR__H_AGGREGATORS = 1u << 5,
-  TSR__H_STRIDE = 1u << 6,
-  TSR__H_IO_GROUPS = 1u << 7,
-  TSR__H_IO_TASKS = 1u << 8,
-  TSR__H_SERVER_RANKS = 1u << 9,
-  TSR__H_SERVER_PICK = 1u << 10,
-  TSR__H_STRICT = 1u << 11,
-  TSR__H_WRITER = 1u << 12,
-  TSR__H_EXCHANGE = 1u << 13,
-  TSR__H_FRAMES_PER_OUTFILE = 1u << 14,
-  TSR__H_CLOBBER = 1u << 15,
-  TSR__H_SAFE_MODE = 1u << 16,
-  TSR__H_PUT_MODE = 1u << 17,
-  TSR__H_DEFLATE = 1u << 18,
-  TSR__H_SHUFFLE = 1u << 19,
-  TSR__H_QUANTIZE = 1u << 20,
-  TSR__H_ZSTD = 1u << 21,
-  TSR__H_CHUNKS = 1u << 22,
-  TSR__H_GRIB_BITS = 1u << 23,
-  TSR__H_GRIB_PACKING = 1u << 24,
-  TSR__H_TRANSPORT = 1u << 25,
-  TSR__H_SERVER_BUFFER = 1u << 26,
-  TSR__H_PRECISION = 1u << 27,
-  TSR__H_NULL_DELAY = 1u << 28
-};
+#define TSR__H_STRATEGY (1ull << 0)
+#define TSR__H_BACKEND (1ull << 1)
+#define TSR__H_FORMAT (1ull << 2)
+#define TSR__H_SLAB (1ull << 3)
+#define TSR__H_BUFFER (1ull << 4)
+#define TSR__H_AGGREGATORS (1ull << 5)
+#define TSR__H_STRIDE (1ull << 6)
+#define TSR__H_IO_GROUPS (1ull << 7)
+#define TSR__H_IO_TASKS (1ull << 8)
+#define TSR__H_SERVER_RANKS (1ull << 9)
+#define TSR__H_SERVER_PICK (1ull << 10)
+#define TSR__H_STRICT (1ull << 11)
+#define TSR__H_WRITER (1ull << 12)
+#define TSR__H_EXCHANGE (1ull << 13)
+#define TSR__H_FRAMES_PER_OUTFILE (1ull << 14)
+#define TSR__H_CLOBBER (1ull << 15)
+#define TSR__H_SAFE_MODE (1ull << 16)
+#define TSR__H_PUT_MODE (1ull << 17)
+#define TSR__H_DEFLATE (1ull << 18)
+#define TSR__H_SHUFFLE (1ull << 19)
+#define TSR__H_QUANTIZE (1ull << 20)
+#define TSR__H_ZSTD (1ull << 21)
+#define TSR__H_CHUNKS (1ull << 22)
+#define TSR__H_GRIB_BITS (1ull << 23)
+#define TSR__H_GRIB_PACKING (1ull << 24)
+#define TSR__H_TRANSPORT (1ull << 25)
+#define TSR__H_SERVER_BUFFER (1ull << 26)
+#define TSR__H_PRECISION (1ull << 27)
+#define TSR__H_NULL_DELAY (1ull << 28)
+#define TSR__H_STAGE_DIR (1ull << 29)
+#define TSR__H_STAGE_MIN (1ull << 30)
+#define TSR__H_STAGE_DRAIN (1ull << 31)
+
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
  * NC_QUANTIZE_* (the backend maps them, core includes no NetCDF header). */
@@ -75,7 +77,7 @@ typedef struct {
 } tsr__chunks;
 
 typedef struct tsr__hints {
-  unsigned set;                /* TSR__H_* bits of the fields given explicitly */
+  uint64_t set;                /* TSR__H_* bits of the fields given explicitly */
   char strategy[TSR__NAME_MAX]; /* strategy= a name of the strategy registry; "" = default */
   char backend[TSR__NAME_MAX];  /* backend= a name of the backend registry; "" = strategy's */
   int format;                  /* format= cdf2 (2, default) | cdf5 (5) */
@@ -114,6 +116,12 @@ typedef struct tsr__hints {
                                   put into float variables is converted before the hand-off */
   int null_delay_ms;           /* null_delay_ms= N >= 0: the null backend sleeps N ms per
                                   block (a slow backend for tests) */
+  char stage_dir[256];         /* stage_dir= PATH of a fast tier: files are written there and
+                                  drained to their final path (src/tier); "" = no staging */
+  int64_t stage_min_bytes;     /* stage_min_bytes= size, default 0: files whose schema is
+                                  smaller go straight to their final path */
+  int stage_drain_at_finalize; /* stage_drain= thread (0, default: drained while the model
+                                  computes) | finalize (1: drained by tsr_finalize) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

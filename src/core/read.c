@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "tier/stage_in.h"
 
 struct tsr__reader {
   tsr__sink sink;
@@ -82,7 +83,13 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
     tsr__sink *sk = &f->reader->sink;
     tsr__file_sink(f, sk);
     MPI_Comm comm = tsr__sink_parallel(sk) ? ctx->comm : MPI_COMM_SELF;
-    rc = tsr__sink_open(sk, comm, path, &f->schema);
+    /* stage_dir: read a copy in the fast tier, made once per node. */
+    char *local = NULL;
+    rc = f->hints.stage_dir[0] ? tsr__stage_in(ctx->comm, path, f->hints.stage_dir, &local,
+                                               f->berr.message, sizeof f->berr.message)
+                               : 0;
+    if (!rc) rc = tsr__sink_open(sk, comm, local ? local : path, &f->schema);
+    free(local);
     if (!rc) rc = refuse_split_piece(&f->schema, path, f->berr.message, sizeof f->berr.message);
     if (!rc) f->reader->nrecs = tsr__sink_num_records(sk);
     agreed = tsr__file_agree(f, rc);

@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "server/server_state.h"
+#include "tier/drain.h"
 
 enum { NO_REPLY, ACK_FIRST_CLIENT, NOTE_MODEL_ROOT };
 
@@ -76,6 +77,10 @@ int tsr__srv_serve(tsr__srv_server *s) {
    * same on every server of a group), then the first client hears we stop. */
   for (int id; (id = tsr__srv_first_open(s)) >= 0;)
     run(s, &(tsr__wire_hdr){.op = TSR__WIRE_CLOSE, .file = id});
+  /* Staged files (stage_dir) reach their final paths before the model may
+   * end: a server process has no tsr_finalize that would wait for them. */
+  int drc = tsr__drain_finish_local(NULL);
+  if (!rc) rc = drc;
   tsr__wire_reply fin;
   memset(&fin, 0, sizeof fin);
   reply(s, ACK_FIRST_CLIENT, TSR__WIRE_FINAL, -1, rc, &fin);

@@ -1,0 +1,230 @@
+/* Staging, the placement half (contract in tier/stage.h). */
+#include "tier/stage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tessera.h"
+#include "tier/drain.h"
+
+int64_t tsr__stage_schema_bytes(const tsr__schema *s, int frames) {
+  int64_t fixed = 0, record = 0;
+  for (int v = 0; v < s->nvars; v++) {
+    int64_t b = tsr__var_frame_elems(s, v) * (int64_t)tsr__type_size(s->vars[v].type);
+    if (s->vars[v].is_record) record += b;
+    else fixed += b;
+  }
+  return fixed + record * (frames > 1 ? frames : 1);
+}
+
+int tsr__stage_wanted(const tsr__hints *h, const tsr__schema *s) {
+  if (!h || !h->stage_dir[0]) return 0;
+  return tsr__stage_schema_bytes(s, h->frames_per_outfile) >= h->stage_min_bytes;
+}
+
+static int errno_code(int e) {
+  return e == ENOSPC || e == EDQUOT || e == EFBIG ? TSR_ENOSPC : e == ENOMEM ? TSR_ENOMEM : TSR_EACCES;
+}
+
+/* FNV-1a over the final path: two destinations with the same base name get
+ * different staged names. */
+static uint64_t path_hash(const char *p) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
+/* A new file can appear in final's directory. access(2) on the directory,
+ * not a trial file: `<final>.tessera-tmp` may be the drain's copy of an
+ * earlier version of the same path at this very moment, and a trial create
+ * would truncate it. access(2) reports a read-only mount (EROFS) even to
+ * root, and root may write whatever the mode bits say. */
+static int probe_dest(const char *final, char *msg, size_t msglen) {
+  char *copy = strdup(final);
+  if (!copy) return TSR_ENOMEM;
+  const char *dir = dirname(copy);
+  int rc = 0;
+  if (access(dir, W_OK | X_OK) != 0) {
+    int e = errno;
+    snprintf(msg, msglen, "stage: destination directory %s cannot take %s: %s", dir, final,
+             strerror(e));
+    rc = errno_code(e);
+  }
+  free(copy);
+  return rc;
+}
+
+int tsr__stage_name(MPI_Comm comm, const char *stage_dir, const char *final, char **staged,
+                    char *msg, size_t msglen) {
+  static unsigned seq; /* rank 0 of each file's communicator names it */
+  int me = 0, rc = 0;
+  char name[4096] = {0};
+  *staged = NULL;
+  MPI_Comm_rank(comm, &me);
+  if (me == 0) {
+    char *copy = strdup(final);
+    if (!copy) rc = TSR_ENOMEM;
+    else {
+      int w = snprintf(name, sizeof name, "%s/%s.%016llx-%ld-%u", stage_dir, basename(copy),
+                       (unsigned long long)path_hash(final), (long)getpid(), seq++);
+      free(copy);
+      if (w < 0 || (size_t)w + sizeof TSR__DEST_SUFFIX + sizeof TSR__STAGE_TMP_SUFFIX >= sizeof name) {
+        snprintf(msg, msglen, "stage: staged name for %s is too long", final);
+        rc = TSR_EACCES;
+      }
+    }
+    if (!rc) rc = probe_dest(final, msg, msglen);
+    if (rc) name[0] = '\0';
+  }
+  /* Rank 0's verdict travels with the name: an empty name is its failure. */
+  if (MPI_Bcast(name, sizeof name, MPI_CHAR, 0, comm) != MPI_SUCCESS) return TSR_EMPI;
+  if (!name[0]) return rc ? rc : TSR_EACCES;
+  *staged = strdup(name);
+  return *staged ? 0 : TSR_ENOMEM;
+}
+
+int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size_t msglen) {
+  if (rename(tmp, final) == 0) return 0;
+  int e = errno;
+  *oserr = e;
+  snprintf(msg, msglen, "cannot rename %s to %s: %s", tmp, final, strerror(e));
+  unlink(tmp);
+  return e == ENOSPC || e == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* `<staged>.tessera-dest`: the final path and the size, written before the
+ * staged file takes its name, so a complete staged file never lacks one. */
+static int write_marker(const char *staged, const char *final, int64_t size, int *oserr,
+                        char *msg, size_t msglen) {
+  char path[4096 + sizeof TSR__DEST_SUFFIX], text[4200];
+  snprintf(path, sizeof path, "%s%s", staged, TSR__DEST_SUFFIX);
+  int n = snprintf(text, sizeof text, "%s\n%lld\n", final, (long long)size);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text || write_all(fd, text, (size_t)n) != 0;
+  int e = errno;
+  if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
+  if (!bad) return 0;
+  *oserr = e;
+  snprintf(msg, msglen, "stage: cannot write marker %s: %s", path, strerror(e));
+  unlink(path);
+  return errno_code(e);
+}
+
+/* @p final as an absolute path (malloc'd): the marker must name the
+ * destination for a `tessera stage recover` run from any directory, and the
+ * drain must not depend on the model's working directory later. */
+static char *absolute(const char *final) {
+  if (final[0] == '/') return strdup(final);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  size_t n = strlen(cwd) + strlen(final) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", cwd, final);
+  return p;
+}
+
+int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
+                      char *msg, size_t msglen) {
+  size_t n = strlen(staged) + sizeof TSR__DEST_SUFFIX + sizeof TSR__STAGE_TMP_SUFFIX;
+  char *tmp = malloc(n), *marker = malloc(n), *dest = absolute(final);
+  if (!tmp || !marker || !dest) {
+    free(tmp);
+    free(marker);
+    free(dest);
+    snprintf(msg, msglen, "stage: out of memory (or no working directory) for %s", final);
+    return TSR_ENOMEM;
+  }
+  snprintf(tmp, n, "%s%s", staged, TSR__STAGE_TMP_SUFFIX);
+  snprintf(marker, n, "%s%s", staged, TSR__DEST_SUFFIX);
+  int64_t size = -1;
+  int fd = open(tmp, O_RDONLY);
+  if (fd >= 0) {
+    size = lseek(fd, 0, SEEK_END);
+    close(fd);
+  }
+  int rc = write_marker(staged, dest, size, oserr, msg, msglen);
+  if (rc) unlink(tmp);
+  if (!rc) {
+    rc = tsr__promote(tmp, staged, oserr, msg, msglen);
+    if (rc) unlink(marker);
+  }
+  /* A file the drain cannot take stays staged with its marker: complete and
+   * recoverable, which is the promise; the error comes at tsr_finalize. */
+  if (!rc) tsr__drain_submit(staged, dest, at_finalize);
+  free(tmp);
+  free(marker);
+  free(dest);
+  return rc;
+}
+
+/* ---- checksum: four 64-bit lanes over 32-byte stripes (the xxHash64 round
+ * structure), so it runs near memory speed and the drain stays I/O bound. */
+
+#define P1 11400714785074694791ull
+#define P2 14029467366897019727ull
+#define P3 1609587929392839161ull
+
+static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t round64(uint64_t acc, uint64_t in) { return rotl(acc + in * P2, 31) * P1; }
+
+void tsr__sum64_init(tsr__sum64 *c) {
+  memset(c, 0, sizeof *c);
+  c->lane[0] = P1 + P2;
+  c->lane[1] = P2;
+  c->lane[2] = 0;
+  c->lane[3] = (uint64_t)0 - P1;
+}
+
+static void stripe(tsr__sum64 *c, const unsigned char *p) {
+  for (int i = 0; i < 4; i++) {
+    uint64_t v;
+    memcpy(&v, p + 8 * i, 8);
+    c->lane[i] = round64(c->lane[i], v);
+  }
+}
+
+void tsr__sum64_update(tsr__sum64 *c, const void *data, size_t n) {
+  const unsigned char *p = data;
+  c->total += n;
+  if (c->ntail) {
+    size_t k = 32 - c->ntail < n ? 32 - c->ntail : n;
+    memcpy(c->tail + c->ntail, p, k);
+    c->ntail += k;
+    p += k;
+    n -= k;
+    if (c->ntail < 32) return;
+    stripe(c, c->tail);
+    c->ntail = 0;
+  }
+  for (; n >= 32; p += 32, n -= 32) stripe(c, p);
+  memcpy(c->tail, p, n);
+  c->ntail = n;
+}
+
+uint64_t tsr__sum64_final(const tsr__sum64 *c) {
+  uint64_t h = rotl(c->lane[0], 1) + rotl(c->lane[1], 7) + rotl(c->lane[2], 12) +
+               rotl(c->lane[3], 18);
+  for (int i = 0; i < 4; i++) h = (h ^ round64(0, c->lane[i])) * P1 + P3;
+  h += c->total;
+  for (size_t i = 0; i < c->ntail; i++) h = rotl(h ^ (c->tail[i] * P3), 11) * P1;
+  h ^= h >> 33;
+  h *= P2;
+  h ^= h >> 29;
+  return h;
+}

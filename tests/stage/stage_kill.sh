@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A job killed (SIGKILL) while the drain copies a staged file, then
+# `tessera stage recover`: every file tsr_close returned for is complete at
+# its final path (byte-identical to an unstaged twin), nothing half-written
+# ever carried a final name, and the stage ends empty.
+# Usage: stage_kill.sh MPIEXEC "FLAGS" PROGRAM PYTHON PYTHONPATH DIR
+set -u
+mpiexec=$1 flags=$2 prog=$3 py=$4 pypath=$5 dir=$6
+rm -rf "$dir" && mkdir -p "$dir/stage_kill"
+# shellcheck disable=SC2086
+"$mpiexec" $flags -n 2 "$prog" kill "$dir"
+rc=$?
+echo "job exited with $rc"
+fail=0
+if [ "$rc" -eq 0 ]; then echo "FAIL: the job reported success"; fail=1; fi
+ref="$dir/kill_ref.nc"
+if [ ! -f "$dir/kill_closed" ]; then echo "FAIL: the job did not record its closed files"; exit 1; fi
+mapfile -t closed < "$dir/kill_closed"
+echo "closed before the kill: ${#closed[@]} file(s)"
+if [ "${#closed[@]}" -ne 3 ]; then echo "FAIL: expected 3 closed files"; fail=1; fi
+# Before recovery: whatever carries a final name is complete.
+for f in "${closed[@]}"; do
+  if [ -e "$f" ] && ! cmp -s "$f" "$ref"; then echo "FAIL: $f is under its final name but incomplete"; fail=1; fi
+done
+PYTHONPATH="$pypath" "$py" -m tessera stage recover "$dir/stage_kill" || { echo "FAIL: recover exited $?"; fail=1; }
+for f in "${closed[@]}"; do
+  if ! cmp -s "$f" "$ref"; then echo "FAIL: $f is not complete after recover"; fail=1; fi
+  if [ -e "$f.tessera-tmp" ]; then echo "FAIL: $f.tessera-tmp left"; fail=1; fi
+done
+left=$(ls -A "$dir/stage_kill")
+if [ -n "$left" ]; then echo "FAIL: stage not empty: $left"; fail=1; fi
+if [ "$fail" -eq 0 ]; then echo "1 passed, 0 failed"; fi
+exit "$fail"
