@@ -107,6 +107,10 @@ enum {
   TSR__BACKEND_PREFER_PARALLEL /* parallel when built, else serial */
 };
 
+/* The values of the format= hint: NC_FORMAT_* numbers (16: GRIB2), the
+ * first spelling of each canonical; ends with {NULL, 0}. */
+extern const tsr__choice tsr__format_choices[];
+
 /* Look a backend up by name. Returns 0 and sets *ops, TSR_ENOTBUILT when the
  * name is known but not built into this library (ops NULL), TSR_EHINT when the
  * name is unknown. */

@@ -50,6 +50,10 @@ static const struct {
 };
 #define NROWS ((int)(sizeof registry / sizeof registry[0]))
 
+const tsr__choice tsr__format_choices[] = {
+    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"64bit_offset", 2}, {"64bit_data", 5},
+    {NULL, 0}};
+
 int tsr__backend_find(const char *name, const tsr__backend_ops **ops) {
   if (ops) *ops = NULL;
   if (!name || !ops) return TSR_EINVAL;

@@ -44,14 +44,7 @@ typedef struct {
   size_t n;
 } span;
 
-typedef struct {
-  const char *text;
-  int value;
-} choice;
-
-/* The first spelling of a value is the canonical one tsr__hints_format prints. */
-static const choice format_choices[] = {
-    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"64bit_offset", 2}, {"64bit_data", 5}, {NULL, 0}};
+typedef tsr__choice choice;
 static const choice ranks_choices[] = {{"last", 0}, {"first", 1}, {NULL, 0}};
 static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}};
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
@@ -107,7 +100,8 @@ typedef struct {
 static const key_info keys[] = {
     {"strategy", TSR__H_STRATEGY, T_NAME, FIELD(strategy), NULL, 0, &strategies, 0},
     {"backend", TSR__H_BACKEND, T_NAME, FIELD(backend), NULL, 0, &backends, 0},
-    {"format", TSR__H_FORMAT, T_CHOICE, FIELD(format), format_choices, 0, NULL, 0},
+    /* format= values are the backend registry's (NC_FORMAT_* numbers). */
+    {"format", TSR__H_FORMAT, T_CHOICE, FIELD(format), tsr__format_choices, 0, NULL, 0},
     {"slab_bytes", TSR__H_SLAB, T_SIZE, FIELD(slab_bytes), NULL, 1024, NULL, 1},
     {"buffer_bytes", TSR__H_BUFFER, T_SIZE, FIELD(buffer_bytes), NULL, 0, NULL, 1},
     {"aggregators", TSR__H_AGGREGATORS, T_INT, FIELD(aggregators), NULL, 1, NULL, 0},

@@ -13,6 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A spelling of an enumerated hint value and the number it stands for; a
+ * table ends with {NULL, 0}. The first spelling of a value is canonical. */
+typedef struct {
+  const char *text;
+  int value;
+} tsr__choice;
+
 #define TSR__NAME_MAX 16 /* strategy and backend names, NUL included */
 
 /* One pass-through hint for MPI_Info (MPI-IO and PnetCDF keys). */
