@@ -68,7 +68,7 @@ static int flat_canon(tsr_ctx *ctx, int ndims, const int64_t gsize[], int64_t *r
     runs = NULL;
     tsr__tiles *t = &c->tiles;
     t->ndims = ndims;
-    memcpy(t->gsize, gsize, sizeof t->gsize);
+    memcpy(t->gsize, gsize, (size_t)ndims * sizeof *gsize); /* the rest stays 0 */
     t->nranks = ctx->size;
     t->rank = ctx->rank;
     t->flat = 1;
