@@ -90,19 +90,8 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
   return 0;
 }
 
-/* Room for a block in the scratch buffer, which packs (writes) or receives
- * (reads) blocks that sit inside a larger memory array. Grown, never shrunk:
- * a model moves the same block shapes every frame, so the largest one is
- * allocated once. */
 static int scratch_fit(tsr__bfile *bf, size_t bytes, const tsr__bvar *v, tsr__berr *err) {
-  if (bytes <= bf->scratch_cap) return 0;
-  void *p = realloc(bf->scratch, bytes);
-  if (!p)
-    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %zu bytes of %s", bytes,
-                           v->name);
-  bf->scratch = p;
-  bf->scratch_cap = bytes;
-  return 0;
+  return tsr__nc_scratch_fit(&bf->scratch, &bf->scratch_cap, bytes, v->name, err);
 }
 
 static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],

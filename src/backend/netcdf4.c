@@ -333,14 +333,7 @@ static int tsr__nc4_create(MPI_Comm comm, const char *path, const tsr__schema *s
 /* ---- writing ---- */
 
 static int scratch_fit(tsr__bfile *bf, size_t bytes, const tsr__bvar *v, tsr__berr *err) {
-  if (bytes <= bf->scratch_cap) return 0;
-  void *p = realloc(bf->scratch, bytes);
-  if (!p)
-    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %zu bytes of %s", bytes,
-                           v->name);
-  bf->scratch = p;
-  bf->scratch_cap = bytes;
-  return 0;
+  return tsr__nc_scratch_fit(&bf->scratch, &bf->scratch_cap, bytes, v->name, err);
 }
 
 /* Parallel: keep a contiguous copy until the collective flush. */

@@ -12,6 +12,12 @@
 
 /* Record NetCDF status @p status of @p call (on variable @p var, may be
  * NULL) in @p err and return its TSR_E* code. */
+/* Room for a block in a backend's scratch buffer, which packs (writes) or
+ * receives (reads) blocks that sit inside a larger memory array. Grown, never
+ * shrunk: a model moves the same block shapes every frame, so the largest one
+ * is allocated once. */
+int tsr__nc_scratch_fit(void **buf, size_t *cap, size_t bytes, const char *var, tsr__berr *err);
+
 int tsr__nc_fail(tsr__berr *err, int status, int sys_errno, const char *call, const char *path,
                  const char *var);
 
