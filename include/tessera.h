@@ -323,12 +323,16 @@ TSR_EXTERN int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void 
 TSR_EXTERN int tsr_flush(tsr_file *f);
 
 /** Flush and close; frees the handle and sets *f = NULL, also on error.
- *  With `servers` it returns without waiting for the servers' write. Collective. */
+ *  With `servers` it returns without waiting for the servers' write
+ *  (tsr_open, tsr_flush of a later file and tsr_finalize wait). Collective. */
 TSR_EXTERN int tsr_close(tsr_file **f);
 
 /**
  * Open an existing NetCDF file for reading (restart files, verification).
  * Collective over the context's model communicator, with the same @p path.
+ * With `servers`, it first waits until the servers finished every file
+ * closed before (their errors are reported by the next write call), so a
+ * job reads back what it wrote.
  *
  * @p hints may be NULL; they are resolved as for tsr_create (tsr_init's,
  * then these, then TESSERA_HINTS entries whose glob matches @p path). Only

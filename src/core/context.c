@@ -105,6 +105,15 @@ fail:
   return agreed;
 }
 
+int tsr__ctx_settle(tsr_ctx *ctx) {
+  const tsr__strategy_ops *owner = ctx->ranks_owner;
+  if (!owner || !owner->ranks_settle) return 0;
+  double t0 = tsr__now();
+  int rc = owner->ranks_settle(ctx);
+  ctx->stats.blocked_s += tsr__now() - t0;
+  return rc;
+}
+
 int tsr_finalize(tsr_ctx **pctx) {
   if (!pctx || !*pctx) return 0;
   tsr_ctx *ctx = *pctx;

@@ -112,6 +112,9 @@ int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d);
  * *out is set whenever the handle could be allocated, also when the status is
  * an error, so the caller can agree on it through the handle; the message goes
  * into f->berr. Frees nothing on error: see tsr__file_free. */
+/* Wait until the dedicated ranks (if any) finished every file closed so
+ * far; collective over the model ranks; an agreed code. */
+int tsr__ctx_settle(tsr_ctx *ctx);
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out);
 /* Free a handle and what it owns (schema, path, reader); accepts NULL. */
 void tsr__file_free(tsr_file *f);

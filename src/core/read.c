@@ -62,6 +62,11 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
+  /* A file written by dedicated ranks (strategy=servers) may still be on its
+   * way: wait until every file closed before is finished, so a job reads
+   * back what it wrote. */
+  int settled = tsr__ctx_settle(ctx);
+  if (settled) return settled;
   /* Same hint sources and precedence as tsr_create; only backend= and the
    * MPI-IO pass-through keys matter for reading. */
   int rc = out ? tsr__file_new(ctx, path, hints, &f) : TSR_EINVAL;

@@ -22,5 +22,8 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
 /* Model ranks, from tsr_finalize: wait until every file is written, stop the
  * servers, report any server error not reported before. Collective. */
 int tsr__servers_finalize(tsr_ctx *ctx);
+/* Model ranks, from tsr_open: wait for the notes of every file closed so far
+ * (see ranks_settle in strategy/strategy.h). */
+int tsr__servers_settle(tsr_ctx *ctx);
 
 #endif

@@ -240,6 +240,7 @@ const tsr__strategy_ops tsr__strategy_servers = {
     .needs_server_ranks = 1,
     .ranks_init = tsr__servers_init,
     .ranks_finalize = tsr__servers_finalize,
+    .ranks_settle = tsr__servers_settle,
     .enddef = v_enddef,
     .put = v_put,
     .put_f64 = v_put_f64,
@@ -278,4 +279,11 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
   tsr__srv_client_free(cl);
   ctx->servers = NULL;
   return rc;
+}
+
+/* Model rank 0 hears every note; the agreement makes the others wait too. */
+int tsr__servers_settle(tsr_ctx *ctx) {
+  tsr__srv_client *cl = ctx->servers;
+  int rc = cl->m == 0 ? tsr__srv_poll_notes(cl, TSR__NOTES_CLOSED) : 0;
+  return tsr__agree(ctx->comm, rc);
 }

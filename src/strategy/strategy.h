@@ -25,6 +25,11 @@ typedef struct tsr__strategy_ops {
   int (*ranks_init)(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm *model_comm,
                     int *is_server);
   int (*ranks_finalize)(tsr_ctx *ctx);
+  /* Optional, model ranks: wait until every file closed so far is finished
+   * on the dedicated ranks (written and renamed, or failed and deleted), so
+   * that tsr_open sees it. Their errors stay for the next write call.
+   * Collective over the model communicator; returns an agreed code. */
+  int (*ranks_settle)(tsr_ctx *ctx);
   /* 1: every rank creates a file of its own (each checks its directory). */
   int file_per_rank;
   /* 1: every rank writes the one shared file, so with more than one rank

@@ -3,7 +3,7 @@
  * round-robin and idle group picks), every decomposition kind (even, uneven,
  * holes, halo'd memory, an empty tile) and both backends: two files open at
  * once (1 frame and 3 frames), written through the servers, read back with
- * NetCDF and compared exactly with the check function and with the same data
+ * NetCDF (and B at once with tsr_open in the job) and compared exactly with the check function and with the same data
  * written by strategy=serial. A small ring (buffer_bytes) and small slabs
  * make the model wait for ring space and the root assemble several slabs. */
 #include <sys/stat.h>
@@ -63,6 +63,15 @@ static void write_pair(tsr_ctx *ctx, const decomps *D, const char *dir, const ch
   TSR_CHECK_OK(put_frame(&B, D, 1));
   TSR_CHECK_OK(put_frame(&B, D, 2));
   TSR_CHECK_OK(tsr_close(&B.f));
+  /* tsr_open waits for the servers to finish B: read back at once, in the job. */
+  tsr_file *R;
+  TSR_CHECK_OK(tsr_open(ctx, pb, NULL, &R));
+  int ndims = 0, nvars = 0, ngatts = 0, unlim = -1;
+  int64_t nrec = -1;
+  TSR_CHECK_OK(tsr_inq(R, &ndims, &nvars, &ngatts, &unlim));
+  TSR_CHECK_OK(tsr_inq_dim(R, unlim, NULL, &nrec));
+  TSR_CHECK_EQ_INT((int)nrec, 3);
+  TSR_CHECK_OK(tsr_close(&R));
   /* References, synchronous, on the model ranks. */
   TSR_CHECK_OK(open_file(ctx, ra, "strategy=serial", D, 0, &RA));
   TSR_CHECK_OK(put_frame(&RA, D, 0));
