@@ -512,12 +512,16 @@ int bench_namelist_hints(const bench_namelist *nl, const char *name, char *hints
   switch (form) {
   case 2: strategy = "serial"; break;
   case 11: strategy = "direct"; break;
+  /* WRF's io_netcdfpar: every rank writes NetCDF-4 collectively through
+   * parallel HDF5; compression (deflate=, quantize=) comes from the hints. */
+  case 13: strategy = "direct:format=netcdf4"; break;
   case 12: strategy = "aggregate"; break;
   case 102: strategy = "split"; break;
   default:
     return fail(err, errlen, name, io->line,
                 "io_form_history = %ld is not supported: use 2 (NetCDF, serial), 11 (PnetCDF, "
-                "direct), 12 (PIO-like, aggregate) or 102 (split files)",
+                "direct), 12 (PIO-like, aggregate), 13 (parallel NetCDF-4, direct) or 102 "
+                "(split files)",
                 form);
   }
   if (!quilt) {

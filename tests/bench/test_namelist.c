@@ -186,7 +186,7 @@ static void test_text(void) {
     int form;
     const char *hints;
   } forms[] = {{2, "strategy=serial"}, {11, "strategy=direct"}, {12, "strategy=aggregate"},
-               {102, "strategy=split"}};
+               {13, "strategy=direct:format=netcdf4"}, {102, "strategy=split"}};
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     char text[128];
     snprintf(text, sizeof text, "&time_control\n io_form_history = %d\n/\n&domains /\n", forms[i].form);
