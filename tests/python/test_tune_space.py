@@ -183,7 +183,8 @@ def test_rule_suggests_hybrid_placement_when_small_files_dominate():
     assert (first.knob, first.direction) == ("stage_min_bytes", +1)
     assert "small files dominate" in first.reason and "71%" in first.reason
     # The same files, the small one cheap: no hybrid advice.
-    cheap = summarize_stats([rec("wrfout_0", 256 * MIB, 3.0), rec("namelist.output", 22 * KIB, 1.0)])
+    cheap = summarize_stats([rec("wrfout_0", 256 * MIB, 3.0),
+                             rec("namelist.output", 22 * KIB, 1.0)])
     assert "stage_min_bytes" not in [a.knob for a in diagnose(cheap, "direct")]
     # Files of one size are none of them small.
     even = summarize_stats([rec("a", MIB, 1.0), rec("b", MIB, 9.0)])
