@@ -135,7 +135,8 @@ typedef struct bench_config {
   char namelist[BENCH_PATH];
   char user_hints[2048]; /* --hints */
   char nl_hints[512];    /* from io_form_history / quilting */
-  char hints[2600];      /* passed to tsr_init */
+  char hints[2900];      /* passed to tsr_init: namelist, --hints, --stage-dir */
+  char stage_dir[256];   /* --stage-dir (the library's stage_dir field is as long) */
   char restart[BENCH_PATH]; /* --restart FILE: resume from it */
   char input[BENCH_PATH];   /* --input FILE: initial state from a wrfinput */
   int restart_every;        /* steps between restart files, 0 = none */

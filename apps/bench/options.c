@@ -40,6 +40,7 @@ static const char usage[] =
     "  --out DIR              output directory (default bench-out)\n"
     "  --nocolons             '_' instead of ':' in file names, as WRF's nocolons\n"
     "  --hints STRING         Tessera hints (TESSERA_HINTS overrides them)\n"
+    "  --stage-dir DIR        stage files in DIR (a fast tier): the stage_dir hint\n"
     "  --namelist FILE        read WRF's namelist.input (&time_control, &domains,\n"
     "                         &namelist_quilt); command-line options win\n"
     "  --restart-every N      write a restart file wrfrst_d01_<date> every N steps\n"
@@ -127,6 +128,7 @@ static const struct option long_options[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"json", required_argument, NULL, OPT_JSON},
     {"hints", required_argument, NULL, OPT_HINTS},
+    {"stage-dir", required_argument, NULL, 'S'}, /* a char: no enum entry to merge */
     {"namelist", required_argument, NULL, OPT_NAMELIST},
     {"restart-every", required_argument, NULL, OPT_RESTART_EVERY},
     {"restart", required_argument, NULL, OPT_RESTART},
@@ -177,6 +179,7 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
   case OPT_OUT: return to_text(name, val, c->out, sizeof c->out, err, errlen);
   case OPT_JSON: return to_text(name, val, c->json, sizeof c->json, err, errlen);
   case OPT_HINTS: return to_text(name, val, c->user_hints, sizeof c->user_hints, err, errlen);
+  case 'S': return to_text(name, val, c->stage_dir, sizeof c->stage_dir, err, errlen);
   case OPT_NAMELIST: return to_text(name, val, c->namelist, sizeof c->namelist, err, errlen);
   case OPT_RESTART: return to_text(name, val, c->restart, sizeof c->restart, err, errlen);
   case OPT_INPUT: return to_text(name, val, c->input, sizeof c->input, err, errlen);

@@ -24,6 +24,7 @@ import shutil
 import signal
 import sys
 import time
+from dataclasses import replace
 
 from .tune_report import Progress, summary, table, write_outputs
 from .tune_runner import OBJECTIVES, Runner, Scratch, TrialInterrupted
@@ -38,7 +39,7 @@ DEFAULTS = {
     "budget": 20, "repeat": 5, "objective": "wall", "space": None, "strategies": None,
     "ranks_for_servers": 0, "trial_timeout": None, "keep": 2, "finalists": 3,
     "min_gain": 0.02, "scratch": None, "baseline": "", "fixed": "", "files": "",
-    "run_in_scratch": False, "ranks": 0,
+    "run_in_scratch": False, "ranks": 0, "stage_dir": "",
 }
 
 EPILOG = """\
@@ -84,6 +85,8 @@ def parser() -> argparse.ArgumentParser:
     a("--run-in-scratch", action="store_true", default=None,
       help="run COMMAND inside its scratch directory (outputs it writes to cwd)")
     a("--ranks", type=int, help="model ranks, when the command writes no statistics")
+    a("--stage-dir", metavar="DIR", help="a fast tier trials may stage into: adds the knobs "
+                                         "stage (off/on) and stage_min_bytes")
     a("--no-plot", action="store_true", help="skip tune.png")
     a("--quiet", action="store_true", help="no progress output")
     return p
@@ -111,6 +114,13 @@ def check_options(o: dict) -> None:
         raise SpaceError("--ranks-for-servers must be >= 0")
     if not 0 <= o["min_gain"] < 1:
         raise SpaceError("--min-gain must be in [0, 1)")
+    if o["stage_dir"]:
+        if any(c in o["stage_dir"] for c in ":,"):
+            raise SpaceError("--stage-dir: the path must not contain ':' or ','")
+        # Absolute, so --run-in-scratch does not move it; made now, since the
+        # library stages into an existing directory.
+        o["stage_dir"] = os.path.abspath(o["stage_dir"])
+        os.makedirs(o["stage_dir"], exist_ok=True)
 
 
 def session_path(resume: str) -> str:
@@ -123,6 +133,7 @@ def space_factory(o: dict):
         if o["strategies"] else None
 
     def make(shape: RunShape):
+        shape = replace(shape, stage_dir=o["stage_dir"])
         return build_space(shape, strategies, overrides, fixed=o["fixed"], glob=o["files"],
                            baseline=o["baseline"])
     make(RunShape(ranks=1, server_ranks=o["ranks_for_servers"]))  # fail early on bad input

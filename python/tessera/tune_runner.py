@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from .stats import read_records
-from .tune_space import record_matches
+from .tune_space import SMALL_FILE_RATIO, record_matches
 
 #: Objective name -> (metric field, whether larger is better).
 OBJECTIVES = {
@@ -234,7 +234,21 @@ def summarize_stats(records: list) -> dict:
         "small_writes": int(sum(csum(k) for k in SMALL_WRITE_BUCKETS)),
         "not_aligned": int(csum("TSR_FILE_NOT_ALIGNED")),
         "var_bytes": _var_bytes(records),
+        **_small_files(records),
     }
+
+
+def _small_files(records: list) -> dict:
+    """The files SMALL_FILE_RATIO times smaller than the largest: how large the
+    largest of them is and the model's blocked time they account for (the
+    hybrid-placement rule of tune_rules)."""
+    sizes = [int(_num(r.get("bytes")) or 0) for r in records]
+    largest = max(sizes, default=0)
+    small = [(b, _field(r, "blocked_s")) for b, r in zip(sizes, records)
+             if b * SMALL_FILE_RATIO <= largest]
+    return {"small_files": len(small),
+            "small_file_bytes": max((b for b, _ in small), default=0),
+            "small_blocked": sum(t for _, t in small)}
 
 
 def _var_bytes(records: list) -> int:

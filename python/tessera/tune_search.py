@@ -173,7 +173,8 @@ class Tuner:
         shape = RunShape(ranks=ranks, file_bytes=st.get("file_bytes", 0),
                          total_bytes=st.get("bytes", 0), stripe_size=st.get("stripe_size", 0),
                          server_ranks=self.opts.server_ranks,
-                         var_bytes=st.get("var_bytes", 0))
+                         var_bytes=st.get("var_bytes", 0),
+                         small_file_bytes=st.get("small_file_bytes", 0))
         ev.space = self.make_space(shape)
         self.default = t
         return t

@@ -22,15 +22,24 @@ GIB = 1024 * MIB
 #: Strategies in the order the strategy pass tries them (cheapest to set up first).
 ALL_STRATEGIES = ("direct", "aggregate", "serial", "split", "servers")
 
+#: Staging knobs (docs/staging.md): every strategy stages; they exist only when
+#: the tuner is given a fast tier (`--stage-dir`).
+STAGE_KNOBS = ("stage", "stage_min_bytes")
+
 #: Which knobs matter for which strategy (docs/tuning.md explains each).
 STRATEGY_KNOBS = {
-    "serial": ("slab_bytes", "buffer_bytes"),
-    "direct": ("cb_nodes", "cb_buffer_size", "striping_unit", "alignment", "buffer_bytes"),
+    "serial": ("slab_bytes", "buffer_bytes") + STAGE_KNOBS,
+    "direct": ("cb_nodes", "cb_buffer_size", "striping_unit", "alignment",
+               "buffer_bytes") + STAGE_KNOBS,
     "aggregate": ("aggregators", "stride", "exchange", "cb_nodes", "cb_buffer_size",
-                  "striping_unit", "alignment", "buffer_bytes"),
-    "split": ("buffer_bytes",),
-    "servers": ("io_groups", "io_tasks", "backend", "buffer_bytes"),
+                  "striping_unit", "alignment", "buffer_bytes") + STAGE_KNOBS,
+    "split": ("buffer_bytes",) + STAGE_KNOBS,
+    "servers": ("io_groups", "io_tasks", "backend", "buffer_bytes") + STAGE_KNOBS,
 }
+
+#: A file is "small" when the largest file of the run is at least this many
+#: times larger (the ExPBB case: a 22 KB namelist next to GB history files).
+SMALL_FILE_RATIO = 16
 
 
 class SpaceError(ValueError):
@@ -131,6 +140,8 @@ class RunShape:
     stripe_size: int = 0         # stats `stripe_size`, 0 when unknown
     server_ranks: int = 0        # --ranks-for-servers
     var_bytes: int = 0           # one variable in one frame (smallest file), 0 unknown
+    small_file_bytes: int = 0    # largest "small" file (SMALL_FILE_RATIO), 0 none
+    stage_dir: str = ""          # --stage-dir: the fast tier trials may stage into
 
 
 @dataclass
@@ -174,6 +185,13 @@ class Space:
             values.pop(name, None)
         else:
             values[name] = value
+        # A threshold means nothing without a stage: setting one stages (hybrid
+        # placement in one move, since staging everything may be what is slow);
+        # turning the stage off drops it.
+        if name == "stage_min_bytes" and name in values and "stage" in self.knobs:
+            values.setdefault("stage", self.shape.stage_dir)
+        if name == "stage" and values.get("stage") is None:
+            values.pop("stage_min_bytes", None)
         return self.make(cfg.strategy, values)
 
     def knobs_for(self, strategy: str) -> list:
@@ -192,6 +210,8 @@ class Space:
         if stride and stride * (aggs - 1) >= p:
             return False
         if cfg.get("cb_nodes", 1) > p:
+            return False
+        if cfg.get("stage_min_bytes") is not None and cfg.get("stage") is None:
             return False
         if cfg.strategy == "servers":
             g, t = cfg.get("io_groups", 1), cfg.get("io_tasks", 1)
@@ -325,7 +345,29 @@ def default_knobs(shape: RunShape) -> dict:
             Knob("backend", "backend", ("netcdf", "pnetcdf"), None, ordered=False,
                  strategies=frozenset({"servers"})),
         ]
+    if shape.stage_dir:
+        knobs += stage_knobs(shape)
     return {k.name: k for k in knobs if k.values}
+
+
+def stage_knobs(shape: RunShape) -> list:
+    """Stage on/off and the hybrid threshold. `stage` off is the key unset (the
+    library writes in place); on is `stage_dir=<--stage-dir>`. The threshold's
+    first value lies just above the run's small files, so the rule's one step
+    up (tune_rules) places exactly those on the final file system."""
+    every = frozenset(ALL_STRATEGIES)
+    largest = max(shape.file_bytes, 1)
+    if shape.small_file_bytes:
+        lo = max(4 * KIB, 1 << shape.small_file_bytes.bit_length())  # power of 2 above
+    else:
+        lo = MIB
+    return [
+        Knob("stage", "stage_dir", (None, shape.stage_dir), None, ordered=False,
+             strategies=every),
+        Knob("stage_min_bytes", "stage_min_bytes",
+             tuple(v for v in _geometric(lo, largest, 4) if v <= largest), 0, size=True,
+             strategies=every),
+    ]
 
 
 def build_space(shape: RunShape, strategies=None, overrides: dict | None = None,

@@ -196,3 +196,30 @@ def test_placeholders_and_environment(tmp_path):
     assert res["winner"]["hints"] == "strategy=aggregate"
     assert res["ratio"] == pytest.approx(2.0)
     assert no_scratch_left(tmp_path)
+
+
+def test_stage_dir_finds_hybrid_placement(tmp_path):
+    # fake_run --hybrid: the small file dominates; staging everything gains
+    # nothing (9 s), hybrid placement (stage_min_bytes above 22 KB) takes 6 s.
+    stage = tmp_path / "fast-tier"
+    code, out, _ = run_tune(tmp_path, ["--budget", "6", "--repeat", "3", "--strategies",
+                                       "direct", "--stage-dir", str(stage), "--out", "out",
+                                       "--no-plot", "--quiet"],
+                            fake_command("--hybrid"))
+    assert code == 0
+    assert stage.is_dir()                         # made for the library
+    res = load(out)["result"]
+    big, small = fake_run.hybrid_times(res["winner"]["hints"])
+    assert fake_run.FILES * big + small == pytest.approx(6.0)
+    assert f"stage_dir={stage}" in res["winner"]["hints"]
+    # The rule proposed the move, before any plain coordinate step.
+    trials = load(out)["trials"]
+    first_search = next(t for t in trials if t["phase"].startswith("search"))
+    assert "small files dominate" in first_search["reason"]
+    assert "stage_min_bytes=32k" in first_search["key"]
+
+
+def test_stage_dir_with_a_separator_is_refused(tmp_path, capsys):
+    code, _, _ = run_tune(tmp_path, ["--stage-dir", "a:b", "--out", "out"], fake_command())
+    assert code == 2
+    assert "--stage-dir: the path must not contain ':' or ','" in capsys.readouterr().err

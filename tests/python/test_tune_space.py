@@ -135,3 +135,58 @@ def test_run_summary_gives_the_variable_size():
             {"bytes": 4 * MIB, "variables": 202, "frames": 1}]
     assert summarize_stats(recs)["var_bytes"] == 4 * MIB // 202
     assert summarize_stats([{"bytes": 1}])["var_bytes"] == 0
+
+
+def test_stage_knobs_only_with_a_stage_dir():
+    # Without a fast tier the tuner cannot stage: no knobs, nothing to try.
+    plain = build_space(RunShape(ranks=8, file_bytes=256 * MIB))
+    assert "stage" not in plain.knobs and "stage_min_bytes" not in plain.knobs
+    shape = RunShape(ranks=8, file_bytes=256 * MIB, small_file_bytes=22 * KIB,
+                     stage_dir="/dev/shm/tune-stage")
+    space = build_space(shape)
+    for s in ("serial", "direct", "aggregate", "split"):
+        assert {"stage", "stage_min_bytes"} <= set(space.knobs_for(s))
+    # The threshold's first value is the power of two above the small files.
+    assert space.knobs["stage_min_bytes"].values[0] == 32 * KIB
+    assert max(space.knobs["stage_min_bytes"].values) <= 256 * MIB
+    start = space.start_config("direct")
+    on = space.with_value(start, "stage", shape.stage_dir)
+    assert space.hints(on) == "strategy=direct:stage_dir=/dev/shm/tune-stage"
+    # Off is the key unset (the library writes in place), reached as a neighbour.
+    assert space.neighbours(on, "stage", 0) == [None]
+    assert space.with_value(on, "stage", None) == start
+    # A threshold turns the stage on with it: hybrid placement is one move ...
+    hybrid = space.with_value(start, "stage_min_bytes", 32 * KIB)
+    assert space.hints(hybrid) == \
+        "strategy=direct:stage_dir=/dev/shm/tune-stage:stage_min_bytes=32k"
+    assert space.valid(hybrid)
+    # ... and turning the stage off drops the threshold; a threshold alone is invalid.
+    assert space.with_value(hybrid, "stage", None) == start
+    assert not space.valid(space.make("direct", {"stage_min_bytes": 32 * KIB}))
+    # Without small files the threshold starts at 1 MiB.
+    none_small = build_space(RunShape(ranks=8, file_bytes=64 * MIB, stage_dir="/s"))
+    assert none_small.knobs["stage_min_bytes"].values[0] == MIB
+
+
+def test_rule_suggests_hybrid_placement_when_small_files_dominate():
+    from tessera.tune_runner import summarize_stats
+
+    def rec(name, nbytes, blocked):
+        return {"file": name, "bytes": nbytes, "blocked_s": {"max": blocked}}
+
+    # ExPBB: a 22 KB file takes most of the time next to two 256 MiB files.
+    st = summarize_stats([rec("wrfout_0", 256 * MIB, 1.0), rec("wrfout_1", 256 * MIB, 1.0),
+                          rec("namelist.output", 22 * KIB, 5.0)])
+    assert (st["small_files"], st["small_file_bytes"]) == (1, 22 * KIB)
+    assert st["small_blocked"] == pytest.approx(5.0)
+    first = diagnose(st, "direct")[0]
+    assert (first.knob, first.direction) == ("stage_min_bytes", +1)
+    assert "small files dominate" in first.reason and "71%" in first.reason
+    # The same files, the small one cheap: no hybrid advice.
+    cheap = summarize_stats([rec("wrfout_0", 256 * MIB, 3.0),
+                             rec("namelist.output", 22 * KIB, 1.0)])
+    assert "stage_min_bytes" not in [a.knob for a in diagnose(cheap, "direct")]
+    # Files of one size are none of them small.
+    even = summarize_stats([rec("a", MIB, 1.0), rec("b", MIB, 9.0)])
+    assert even["small_files"] == 0
+    assert "stage_min_bytes" not in [a.knob for a in diagnose(even, "direct")]
