@@ -21,6 +21,9 @@ module tessera
   integer, parameter, public :: TSR_MAX_NAME = 256
   integer(c_int64_t), parameter, public :: TSR_UNLIMITED = 0
   integer(c_int), parameter, public :: TSR_GLOBAL = -1
+  !> Modes of tsr_def_var_quantize (NetCDF's NC_QUANTIZE_*).
+  integer(c_int), parameter, public :: TSR_QUANTIZE_NONE = 0, TSR_QUANTIZE_BITGROOM = 1, &
+                                       TSR_QUANTIZE_GRANULARBR = 2, TSR_QUANTIZE_BITROUND = 3
 
 
   type, public :: tsr_ctx_t
@@ -34,7 +37,7 @@ module tessera
   end type
 
   public :: tsr_init, tsr_finalize, tsr_decomp_box, tsr_decomp_free, tsr_create, tsr_def_dim, &
-            tsr_def_var, tsr_def_var_decomp, tsr_put_att, tsr_enddef, tsr_put, tsr_put_global, &
+            tsr_def_var, tsr_def_var_decomp, tsr_def_var_quantize, tsr_put_att, tsr_enddef, tsr_put, tsr_put_global, &
             tsr_flush, tsr_close, tsr_strerror, tsr_open, tsr_get, tsr_inq_varid, &
             tsr_inq, tsr_inq_dim, tsr_inq_dimid, tsr_inq_var, tsr_inq_natts, tsr_inq_attname, &
             tsr_inq_att, tsr_get_att, &
@@ -154,6 +157,11 @@ module tessera
       import :: c_int, c_ptr
       type(c_ptr), value :: f, d
       integer(c_int), value :: v
+    end function
+    integer(c_int) function c_def_var_quantize(f, v, mode, nsd) bind(C, name="tsr_def_var_quantize")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), value :: v, mode, nsd
     end function
     integer(c_int) function c_put_att(f, v, name, t, n, vals) bind(C, name="tsr_f_put_att")
       import :: c_int, c_ptr, c_char, c_int64_t
@@ -437,6 +445,15 @@ contains
     integer, intent(in) :: varid
     type(tsr_decomp_t), intent(in) :: d
     tsr_def_var_decomp = c_def_var_decomp(f%p, int(varid, c_int), d%p)
+  end function
+
+  !> Per-variable quantization (tsr_def_var_quantize in tessera.h): mode
+  !> TSR_QUANTIZE_*, nsd significant bits (BITROUND) or decimal digits.
+  integer function tsr_def_var_quantize(f, varid, mode, nsd)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, mode, nsd
+    tsr_def_var_quantize = c_def_var_quantize(f%p, int(varid, c_int), int(mode, c_int), &
+                                              int(nsd, c_int))
   end function
 
   integer function att_text(f, varid, name, text)

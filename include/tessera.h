@@ -247,7 +247,8 @@ TSR_EXTERN void tsr_decomp_free(tsr_decomp **d);
  */
 TSR_EXTERN int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **f);
 
-/* Define calls (tsr_def_dim, tsr_def_var, tsr_put_att, tsr_def_var_decomp) are
+/* Define calls (tsr_def_dim, tsr_def_var, tsr_put_att, tsr_def_var_decomp,
+ * tsr_def_var_quantize) are
  * collective: every rank makes the same calls. Each returns this rank's result
  * at once; tsr_enddef agrees on all of them (safe_mode=1: each call agrees). */
 
@@ -268,6 +269,28 @@ TSR_EXTERN int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndi
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE.
  */
 TSR_EXTERN int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d);
+
+/** Lossy quantization modes of tsr_def_var_quantize (NetCDF 4.9's NC_QUANTIZE_*). */
+typedef enum {
+  TSR_QUANTIZE_NONE = 0,       /**< keep every bit */
+  TSR_QUANTIZE_BITGROOM = 1,   /**< keep @p nsd significant decimal digits */
+  TSR_QUANTIZE_GRANULARBR = 2, /**< keep @p nsd significant decimal digits */
+  TSR_QUANTIZE_BITROUND = 3    /**< keep @p nsd significant bits */
+} tsr_quantize_mode;
+
+/**
+ * Quantize one float or double variable before compression (NetCDF's
+ * nc_def_var_quantize), overriding the `quantize` hint for it: e.g. keep 10
+ * bits of T but 16 of PSFC, or TSR_QUANTIZE_NONE to keep a variable exact
+ * under a file-wide hint. Applies where the format compresses
+ * (`format=netcdf4`); other formats write the values unchanged, as with the
+ * hint. Collective.
+ * @param nsd significant bits (BITROUND: 1..23 float, 1..52 double) or
+ *            decimal digits (1..7 float, 1..15 double); ignored for NONE.
+ * @return 0, TSR_EMODE, TSR_EBADID, TSR_ETYPE (not float or double),
+ *         TSR_EINVAL (mode or @p nsd out of range).
+ */
+TSR_EXTERN int tsr_def_var_quantize(tsr_file *f, int varid, tsr_quantize_mode mode, int nsd);
 
 /** Put an attribute (varid TSR_GLOBAL for a global one). Collective. A
  *  `_FillValue` must have the variable's type and one value.

@@ -229,7 +229,10 @@ static int define_var(int ncid, int id, const tsr__schema *s, int v, void *argp,
   if ((rc = chunk_shape(s, v, &h->chunks, chunk, err))) return rc;
   if ((st = nc_def_var_chunking(ncid, id, NC_CHUNKED, chunk)))
     return fail(err, st, 0, "nc_def_var_chunking", path, var->name);
-  if ((rc = define_quantize(ncid, id, var, &h->quantize, path, err))) return rc;
+  /* tsr_def_var_quantize wins over the file-wide hint (checked there). */
+  tsr__quantize own = {var->quantize_mode, var->quantize_nsd};
+  if ((rc = define_quantize(ncid, id, var, var->quantize_set ? &own : &h->quantize, path, err)))
+    return rc;
   /* Shuffle first, then the compressor: HDF5 runs filters in the order they
    * were defined, and shuffled bytes compress better. */
   if ((h->deflate > 0 || h->shuffle) &&

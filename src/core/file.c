@@ -256,6 +256,35 @@ int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d) {
                            !rc ? f->schema.vars[varid].name : NULL));
 }
 
+/* The most significant bits or digits a type holds (NetCDF's
+ * NC_QUANTIZE_MAX_*; core includes no NetCDF header). */
+static int quantize_max(tsr_type type, tsr_quantize_mode mode) {
+  int bits = mode == TSR_QUANTIZE_BITROUND;
+  if (type == TSR_FLOAT) return bits ? 23 : 7;
+  return bits ? 52 : 15;
+}
+
+int tsr_def_var_quantize(tsr_file *f, int varid, tsr_quantize_mode mode, int nsd) {
+  if (!f) return TSR_EINVAL;
+  TSR_ENTER(f);
+  int rc = define_check(f);
+  if (!rc && (varid < 0 || varid >= f->schema.nvars)) rc = TSR_EBADID;
+  tsr__var *v = rc ? NULL : &f->schema.vars[varid];
+  if (v && v->type != TSR_FLOAT && v->type != TSR_DOUBLE) rc = TSR_ETYPE;
+  if (!rc && (mode < TSR_QUANTIZE_NONE || mode > TSR_QUANTIZE_BITROUND)) rc = TSR_EINVAL;
+  if (!rc && mode != TSR_QUANTIZE_NONE && (nsd < 1 || nsd > quantize_max(v->type, mode)))
+    rc = TSR_EINVAL;
+  if (!rc) {
+    v->quantize_set = 1;
+    v->quantize_mode = mode;
+    v->quantize_nsd = mode == TSR_QUANTIZE_NONE ? 0 : nsd;
+  }
+  uint64_t h = tsr__fnv(TSR__FNV_START, &varid, sizeof varid);
+  h = tsr__fnv(h, &mode, sizeof mode);
+  h = tsr__fnv(h, &nsd, sizeof nsd);
+  TSR_LEAVE(f, define_done(f, rc, h, "tsr_def_var_quantize", v ? v->name : NULL));
+}
+
 int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t n,
                 const void *values) {
   if (!f) return TSR_EINVAL;

@@ -239,6 +239,9 @@ int tsr__schema_pack(const tsr__schema *s, void **buf, size_t *len) {
     put_i64(&pk, var->type);
     put_i64(&pk, var->ndims);
     for (int i = 0; i < var->ndims; i++) put_i64(&pk, var->dimids[i]);
+    put_i64(&pk, var->quantize_set);
+    put_i64(&pk, var->quantize_mode);
+    put_i64(&pk, var->quantize_nsd);
     put_atts(&pk, var->atts, var->natts);
   }
   put_atts(&pk, s->gatts, s->ngatts);
@@ -315,6 +318,12 @@ int tsr__schema_unpack(const void *buf, size_t len, tsr__schema *s) {
     for (int i = 0; i < n; i++) dimids[i] = (int)get_i64(&u);
     int varid;
     rc = tsr__schema_add_var(s, name, type, (int)n, dimids, &varid);
+    int64_t qset = get_i64(&u), qmode = get_i64(&u), qnsd = get_i64(&u);
+    if (!rc) {
+      s->vars[varid].quantize_set = (int)qset;
+      s->vars[varid].quantize_mode = (int)qmode;
+      s->vars[varid].quantize_nsd = (int)qnsd;
+    }
     if (!rc) rc = get_atts(&u, s, varid);
   }
   if (!rc) rc = get_atts(&u, s, TSR_GLOBAL);

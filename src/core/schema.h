@@ -26,6 +26,9 @@ typedef struct {
   int natts;
   tsr__att *atts;
   const tsr_decomp *decomp; /* default decomposition, may be NULL (not owned) */
+  /* tsr_def_var_quantize: 1 when set for this variable (then it wins over the
+   * quantize hint); mode TSR_QUANTIZE_*, nsd digits or bits. */
+  int quantize_set, quantize_mode, quantize_nsd;
 } tsr__var;
 
 typedef struct tsr__schema {

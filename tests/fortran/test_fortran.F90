@@ -60,6 +60,9 @@ program test_fortran
   call check(tsr_def_var(f, "Times", TSR_CHAR, [ds, dt], vtimes), TSR_OK, "def_var Times")
   call check(tsr_def_var_decomp(f, vt, d3), TSR_OK, "def_var_decomp")
   call check(tsr_def_var_decomp(f, vm, d2), TSR_OK, "def_var_decomp")
+  ! T stays exact (verified below) whatever quantize= the hints give; MASK is no float.
+  call check(tsr_def_var_quantize(f, vt, TSR_QUANTIZE_NONE, 0), TSR_OK, "def_var_quantize")
+  call check(tsr_def_var_quantize(f, vm, TSR_QUANTIZE_BITROUND, 8), TSR_ETYPE, "quantize int")
   call check(tsr_put_att(f, vt, "units", "K"), TSR_OK, "att text")
   call check(tsr_put_att(f, vt, "FieldType", 104_c_int), TSR_OK, "att int")
   call check(tsr_put_att(f, TSR_GLOBAL, "DX", 3000.0_c_double), TSR_OK, "att double")
