@@ -95,7 +95,7 @@ enum { TSR__NOTES_NOW, TSR__NOTES_CLOSED, TSR__NOTES_ALL };
 int tsr__srv_poll_notes(tsr__srv_client *cl, int upto);
 /* Receive notes until every note of @p file is in. */
 int tsr__srv_wait_file(tsr__srv_client *cl, int file);
-/* Prefix @p b's message with @p path unless it names it already: an error
+/* Start @p b's message with "@p path: " unless it does already: an error
  * reported at a call on another file must say which file failed. */
 void tsr__srv_berr_name(tsr__berr *b, const char *path);
 /* The first error of a finished file not reported yet (marked reported now);

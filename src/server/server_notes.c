@@ -126,7 +126,10 @@ int tsr__srv_wait_file(tsr__srv_client *cl, int file) {
 }
 
 void tsr__srv_berr_name(tsr__berr *b, const char *path) {
-  if (!path || !path[0] || strstr(b->message, path)) return;
+  /* Backends may name the temporary (<path>.tessera-tmp) or nothing at all:
+   * the message starts with the path the program gave. */
+  size_t lp = path ? strlen(path) : 0;
+  if (!lp || (!strncmp(b->message, path, lp) && b->message[lp] == ':')) return;
   char msg[2 * sizeof b->message + 64]; /* cut to the message's size below */
   snprintf(msg, sizeof msg, "%s: %s", path,
            b->message[0] ? b->message : "the I/O servers failed writing it");
