@@ -146,11 +146,13 @@ TSR_EXTERN const char *tsr_last_error(void);
  * *ctx == NULL: 0, or the code of the job's last failure that lost output
  * (TSR_EIO, TSR_ENOSPC, TSR_EACCES, TSR_ENOMEM, TSR_EMPI, TSR_ETOOBIG,
  * TSR_EBUSY; the same code on every server, its message in tsr_last_error),
- * so that server ranks exit as the model ranks do (docs/servers.md). On model ranks *model_comm is the communicator the model
- * should use instead of @p comm (a duplicate of @p comm when there are no
- * servers); the caller frees it with MPI_Comm_free after tsr_finalize.
+ * so that server ranks exit as the model ranks do (docs/servers.md). On
+ * model ranks *model_comm is the communicator the model should use instead
+ * of @p comm (a duplicate of @p comm when there are no servers); the caller
+ * frees it with MPI_Comm_free after tsr_finalize.
  *
- * @return 0, TSR_EHINT, TSR_ESERVERS, TSR_ENOMEM, TSR_EMPI.
+ * @return 0, TSR_EHINT, TSR_ESERVERS, TSR_ENOMEM, TSR_EMPI (on a server also
+ * the job's last failure, as above).
  */
 TSR_EXTERN int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **ctx, MPI_Comm *model_comm);
 

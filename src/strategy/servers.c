@@ -82,7 +82,8 @@ static int v_enddef(tsr_file *f) {
   int64_t off = -1, len = 0;
   if (!rc && cf->first) rc = pack_open(f, cf, &off, &len);
   rc = tsr__agree(f->ctx->comm, rc);
-  if (rc && cl->m == 0) tsr__srv_track_open(cl, cf->id, cf->group, 0, 0, NULL); /* expects nothing */
+  if (rc && cl->m == 0)
+    tsr__srv_track_open(cl, cf->id, cf->group, 0, 0, NULL); /* expects nothing */
   if (off >= 0) {
     if (rc) tsr__ring_cancel(&cl->ring);
     else rc = tsr__ring_send(&cl->ring, off, len, cf->server, TSR__WIRE_TAG_HDR);

@@ -11,7 +11,7 @@
  *                (RLIMIT_AS set by this program, below buffer_bytes):
  *                tsr_enddef is TSR_ENOMEM on every model rank, the servers
  *                still stop (no hang: CTest's timeout) and return
- *                TSR_ENOMEM from tsr_init.
+ *                TSR_ENOMEM from tsr_init. With transport=p2p and rma.
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <signal.h>
@@ -150,19 +150,21 @@ static void next_put(void) {
   MPI_Comm_free(&model);
 }
 
-static void ring_enomem(void) {
+static void ring_enomem_with(const char *transport) {
   if (ASAN) { /* its allocator aborts instead of returning NULL */
     tsr_test_skip("an address-space limit does not fit the sanitizer's shadow memory");
     return;
   }
   const char *dir = tsr_test_arg(0, ".");
   char path[512];
-  snprintf(path, sizeof path, "%s/attrib_enomem_np%d.nc", dir, tsr_test_nranks());
+  snprintf(path, sizeof path, "%s/attrib_enomem_%s_np%d.nc", dir, transport, tsr_test_nranks());
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
   /* 1 GiB of ring against 256 MiB of address space to spare. */
-  int rc = start("strategy=servers:io_groups=1:io_tasks=1:buffer_bytes=1g", 0, 256L << 20, &ctx,
-                 &model);
+  char hints[128];
+  snprintf(hints, sizeof hints,
+           "strategy=servers:io_groups=1:io_tasks=1:buffer_bytes=1g:transport=%s", transport);
+  int rc = start(hints, 0, 256L << 20, &ctx, &model);
   if (model == MPI_COMM_NULL) {
     TSR_CHECK_RC(rc, TSR_ENOMEM);
     return;
@@ -180,9 +182,13 @@ static void ring_enomem(void) {
   MPI_Comm_free(&model);
 }
 
+static void ring_enomem(void) { ring_enomem_with("p2p"); }
+static void ring_enomem_rma(void) { ring_enomem_with("rma"); } /* the ring is an RMA window */
+
 static const tsr_test_scenario SCENARIOS[] = {
     {"next_put", next_put, 2},
     {"ring_enomem", ring_enomem, 2},
+    {"ring_enomem_rma", ring_enomem_rma, 2},
 };
 
 int main(int argc, char **argv) {
