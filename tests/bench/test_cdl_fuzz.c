@@ -171,7 +171,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cannot read %s\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
-  tsr_fuzz z = {strtoull(argv[2], NULL, 10) | 1, seeds, nseeds, "{}();:=,\"\n \t0123456789-_.ULfsb"};
+  tsr_fuzz z = {strtoull(argv[2], NULL, 10) | 1, seeds, nseeds,
+                "{}();:=,\"\n \t0123456789-_.ULfsb"};
   char input[BENCH_PATH], tmpl[BENCH_PATH], err[BENCH_ERR];
   snprintf(input, sizeof input, "%s/cdl_fuzz_%d.cdl", dir, (int)getpid());
   snprintf(tmpl, sizeof tmpl, "%s/.tessera-bench-schema-%d.nc", dir, (int)getpid());
