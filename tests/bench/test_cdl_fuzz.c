@@ -53,19 +53,6 @@ static const char *const types[] = {"char",  "byte",  "ubyte",  "short", "ushort
                                     "uint",  "int64", "uint64", "float", "double", "string"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *s = malloc((size_t)(n > 0 ? n : 0) + 1);
-  if (s && (n < 0 || fread(s, 1, (size_t)n, fp) != (size_t)n)) n = 0;
-  if (s) s[n > 0 ? n : 0] = '\0';
-  fclose(fp);
-  return s;
-}
-
 /* Replace buf[at, at+len) with @p with; returns the new length. */
 static size_t replace(char *buf, size_t n, size_t cap, size_t at, size_t len, const char *with) {
   size_t w = strlen(with);
@@ -167,7 +154,7 @@ int main(int argc, char **argv) {
   const char **seeds = calloc(nseeds, sizeof *seeds);
   for (size_t i = 0; i < NBUILTIN; i++) seeds[i] = builtin[i];
   for (int i = 4; i < argc; i++)
-    if (!(seeds[NBUILTIN + (size_t)(i - 4)] = slurp(argv[i]))) {
+    if (!(seeds[NBUILTIN + (size_t)(i - 4)] = tsr_fuzz_slurp(argv[i]))) {
       fprintf(stderr, "cannot read %s\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
