@@ -128,7 +128,7 @@ TSR_EXTERN const char *tsr_errname(int err);
 
 /**
  * Why the most recent failing call on this thread that returns no handle to
- * ask (tsr_init, tsr_create, tsr_open) failed, in the style of dlerror():
+ * ask (tsr_init, tsr_create, tsr_open, tsr_finalize) failed, in the style of dlerror():
  * e.g. "hint 'aggregators=two': expected an integer >= 1 (in TESSERA_HINTS)".
  * The same text on every rank (the failing rank's message is shared when the
  * error is agreed). "" when there is none. Valid until the next such call on
@@ -142,19 +142,25 @@ TSR_EXTERN const char *tsr_last_error(void);
  * @p hints is a hint string (docs/hints.md), may be NULL; TESSERA_HINTS
  * overrides it. When the hints ask for `strategy=servers`, io_groups*io_tasks
  * ranks become I/O servers: on them tsr_init serves until the model ranks call
- * tsr_finalize, then returns 0 with *model_comm == MPI_COMM_NULL and
- * *ctx == NULL. On model ranks *model_comm is the communicator the model
- * should use instead of @p comm (a duplicate of @p comm when there are no
- * servers); the caller frees it with MPI_Comm_free after tsr_finalize.
+ * tsr_finalize, then returns with *model_comm == MPI_COMM_NULL and
+ * *ctx == NULL: 0, or the code of the job's last failure that lost output
+ * (TSR_EIO, TSR_ENOSPC, TSR_EACCES, TSR_ENOMEM, TSR_EMPI, TSR_ETOOBIG,
+ * TSR_EBUSY; the same code on every server, its message in tsr_last_error),
+ * so that server ranks exit as the model ranks do (docs/servers.md). On
+ * model ranks *model_comm is the communicator the model should use instead
+ * of @p comm (a duplicate of @p comm when there are no servers); the caller
+ * frees it with MPI_Comm_free after tsr_finalize.
  *
- * @return 0, TSR_EHINT, TSR_ESERVERS, TSR_ENOMEM, TSR_EMPI.
+ * @return 0, TSR_EHINT, TSR_ESERVERS, TSR_ENOMEM, TSR_EMPI (on a server also
+ * the job's last failure, as above).
  */
 TSR_EXTERN int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **ctx, MPI_Comm *model_comm);
 
 /**
  * Stop Tessera. Collective over the model communicator. Waits until every file
  * handed to servers is written and closed; reports a server-side write error
- * that no earlier call reported. Accepts *ctx == NULL.
+ * that no earlier call reported (its file and backend message in
+ * tsr_last_error). Accepts *ctx == NULL.
  */
 TSR_EXTERN int tsr_finalize(tsr_ctx **ctx);
 
@@ -317,6 +323,9 @@ TSR_EXTERN int tsr_enddef(tsr_file *f);
  * With the hint put_mode=deferred the caller instead promises to leave @p buf
  * unchanged until the next tsr_flush or tsr_close of @p f, and Tessera may
  * write from it then without copying it now (as ADIOS2's deferred puts).
+ * With strategy=servers the code may be an earlier file's failure, reported
+ * at the first put, flush or close after the servers told of it: this put
+ * itself succeeded, and tsr_backend_error names the failed file.
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EIO, TSR_ENOSPC.
  */
 TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,

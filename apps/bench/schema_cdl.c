@@ -53,6 +53,10 @@ static int run_ncgen(const char *cdl, const char *nc, char *err, size_t errlen) 
     return -1;
   }
   if (system(cmd) != 0) {
+    /* ncgen may fail after creating the file (a type or value it finds
+     * wrong only while writing): nothing may be left in the output
+     * directory. */
+    remove(nc);
     snprintf(err, errlen, "%s could not turn %s into a NetCDF template (is it valid CDL?)", ncgen,
              cdl);
     return -1;

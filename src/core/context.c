@@ -76,12 +76,12 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
     int is_server = 0;
     ctx->ranks_owner = owner;
     agreed = owner->ranks_init(ctx, comm, &h, &model, &is_server);
-    if (agreed) goto fail;
     if (is_server) { /* served until the model finalized: nothing left here */
       free(ctx->init_hints);
       free(ctx);
-      return 0;
+      return agreed; /* the job's last failure (its message in tsr_last_error) */
     }
+    if (agreed) goto fail;
   } else {
     agreed = tsr__agree(comm, dup_comm(comm, &model));
     if (agreed) goto fail;
@@ -118,6 +118,7 @@ int tsr_finalize(tsr_ctx **pctx) {
   if (!pctx || !*pctx) return 0;
   tsr_ctx *ctx = *pctx;
   double t0 = tsr__now();
+  tsr__set_last_error("");
   int rc = ctx->ranks_owner ? ctx->ranks_owner->ranks_finalize(ctx) : 0;
   ctx->stats.blocked_s += tsr__now() - t0;
   rc = tsr__agree(ctx->comm, rc);

@@ -151,6 +151,7 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
     TSR_LOG("tsr_create('%s'): %s: %s", path ? path : "(null)", tsr_errname(agreed),
             f ? f->berr.message : "");
     tsr__set_last_error(f && f->berr.message[0] ? f->berr.message : tsr_strerror(agreed));
+    tsr__ctx_failed(ctx, agreed, tsr_last_error());
     tsr__file_free(f);
     return agreed;
   }
@@ -307,6 +308,7 @@ static int end_define(tsr_file *f) {
     rc = tsr__deflog_agree(&f->deflog, f->ctx->comm, rc, msg, sizeof msg);
     if (msg[0]) snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
     if (rc) TSR_LOG("%s: %s", f->path, msg);
+    tsr__ctx_failed(f->ctx, rc, msg);
   } else {
     rc = tsr__file_agree(f, rc);
   }

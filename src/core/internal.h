@@ -31,6 +31,12 @@ struct tsr_ctx {
   const struct tsr__strategy_ops *ranks_owner;
   struct tsr__server_client *servers;
   int nopen;           /* files open on this context */
+  /* The last agreed failure of a collective call on this context that lost
+   * output (tsr__ctx_failed) and its message: the servers return it from
+   * tsr_init (docs/servers.md), so that every rank of a failed job exits
+   * with the same code. */
+  int last_failure;
+  char last_message[256];
 };
 
 struct tsr_decomp {
@@ -141,6 +147,10 @@ void tsr__set_last_error(const char *msg);
  * some rank): copy the message of the lowest rank that failed with the agreed
  * code into every rank's @p msg. Collective over @p comm. */
 void tsr__share_message(MPI_Comm comm, int mine, int agreed, char *msg, size_t len);
+/* Remember an agreed failure @p code of @p ctx, with @p msg (may be NULL),
+ * when it lost output (I/O, memory, MPI, TSR_EBUSY); other codes (a call
+ * made wrongly, which the program handles) and 0 are ignored. */
+void tsr__ctx_failed(tsr_ctx *ctx, int code, const char *msg);
 
 /* A sink for this file's backend, counting into its statistics and error slot. */
 void tsr__file_sink(tsr_file *f, tsr__sink *s);

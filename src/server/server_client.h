@@ -83,8 +83,10 @@ void tsr__srv_streams_free(tsr__srv_client *cl);
 
 /* ---- server_notes.c: model rank 0's record of the servers' notes. ---- */
 /* A file opened in @p group expects one note per server that writes it;
- * @p figures: keep the notes' figures for the file's statistics. */
-int tsr__srv_track_open(tsr__srv_client *cl, int file, int group, int expected, int figures);
+ * @p figures: keep the notes' figures for the file's statistics; @p path
+ * names the file in the message of its error. */
+int tsr__srv_track_open(tsr__srv_client *cl, int file, int group, int expected, int figures,
+                        const char *path);
 void tsr__srv_track_close(tsr__srv_client *cl, int file);
 void tsr__srv_track_reported(tsr__srv_client *cl, int file);
 enum { TSR__NOTES_NOW, TSR__NOTES_CLOSED, TSR__NOTES_ALL };
@@ -93,7 +95,11 @@ enum { TSR__NOTES_NOW, TSR__NOTES_CLOSED, TSR__NOTES_ALL };
 int tsr__srv_poll_notes(tsr__srv_client *cl, int upto);
 /* Receive notes until every note of @p file is in. */
 int tsr__srv_wait_file(tsr__srv_client *cl, int file);
-/* The first error of a finished file not reported yet (marked reported now). */
+/* Start @p b's message with "@p path: " unless it does already: an error
+ * reported at a call on another file must say which file failed. */
+void tsr__srv_berr_name(tsr__berr *b, const char *path);
+/* The first error of a finished file not reported yet (marked reported now);
+ * its message names the file. */
 int tsr__srv_take_error(tsr__srv_client *cl, tsr__berr *berr);
 /* Number of unfinished files of @p group. */
 int tsr__srv_group_busy(const tsr__srv_client *cl, int group);

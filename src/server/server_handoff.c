@@ -12,7 +12,16 @@
 
 int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int dest) {
   int64_t off = tsr__ring_reserve(&cl->ring, sizeof(tsr__wire_hdr));
-  if (off < 0) return TSR_ENOMEM;
+  if (off < 0) {
+    /* No ring (its allocation failed): sent from the stack, blocking, since
+     * a FINAL that never arrives leaves the servers waiting forever. MPI
+     * keeps the order of the sends already posted to @p dest. */
+    tsr__wire_hdr h;
+    memset(&h, 0, sizeof h);
+    h.op = op;
+    h.file = file;
+    return tsr__tp_send(&cl->tp, &h, sizeof h, dest, TSR__WIRE_TAG_HDR) ? TSR_EMPI : 0;
+  }
   tsr__wire_hdr *h = (tsr__wire_hdr *)(cl->ring.buf + off);
   memset(h, 0, sizeof *h);
   h->op = op;

@@ -35,6 +35,15 @@ static int check_layout(const tsr__hints *h, int size, tsr__srv_layout *L) {
   return 0;
 }
 
+int tsr__srv_job_code(const tsr__srv_layout *L, int code, char *msg, int len) {
+  int job = code;
+  if (MPI_Allreduce(&code, &job, 1, MPI_INT, MPI_MIN, L->wcomm) != MPI_SUCCESS) return TSR_EMPI;
+  if (job && MPI_Bcast(msg, len, MPI_CHAR, tsr__srv_model_rank(L, 0), L->wcomm) != MPI_SUCCESS)
+    msg[0] = '\0';
+  msg[len - 1] = '\0';
+  return job;
+}
+
 int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm *model_comm,
                       int *is_server) {
   *is_server = 0;
@@ -101,11 +110,15 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   s.c0 = tsr__srv_model_rank(&L, s.blo);
   *is_server = 1;
   rc = tsr__srv_serve(&s);
+  if (rc) TSR_LOG("server %d: %s", s.index, tsr_errname(rc));
+  /* The model ranks learned any error of ours through their replies; what
+   * this server returns is the job's outcome as the model saw it (its last
+   * failure), so that every rank of a failed job exits alike. */
+  char msg[256] = "";
+  int job = tsr__srv_job_code(&s.L, 0, msg, (int)sizeof msg);
+  if (job) tsr__set_last_error(msg[0] ? msg : tsr_strerror(job));
   tsr__transport_free(&s.tp); /* collective with the model ranks' tsr_finalize */
   MPI_Comm_free(&s.gcomm);
   MPI_Comm_free(&s.L.wcomm);
-  /* The model ranks learned any error through their replies: a server that
-   * finished serving returns 0, like tsr_init on a model rank. */
-  if (rc) TSR_LOG("server %d: %s", s.index, tsr_errname(rc));
-  return 0;
+  return job;
 }

@@ -36,4 +36,10 @@ static inline int tsr__srv_block_lo(const tsr__srv_layout *L, int t) {
   return (int)(((int64_t)t * L->M + L->T - 1) / L->T);
 }
 
+/* The job's outcome, at the end (tsr_finalize on the model ranks, after
+ * serving on the servers; collective over L->wcomm): the most negative
+ * @p code, and model rank 0's @p msg (@p len bytes) on every rank, so that
+ * server ranks return from tsr_init the code the model ended with. */
+int tsr__srv_job_code(const tsr__srv_layout *L, int code, char *msg, int len);
+
 #endif

@@ -1,7 +1,10 @@
 /* Model rank 0's record of what the servers reported: every server that
  * writes a file sends one note when it finished it (status, backend message,
  * its figures for the file). Only model rank 0 hears them; the API layer's
- * agreement gives every model rank the codes it reports. */
+ * agreement gives every model rank the codes it reports. A failure is often
+ * reported at a call on another file, so the record keeps each file's path
+ * to name it in the message. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,10 +14,12 @@ struct tsr__srv_track {
   int group, expected, received, status, closed, reported;
   int figures; /* 1: sum the notes' figures into io */
   tsr__berr berr;
+  char *path; /* the model's path, for the message (NULL without memory) */
   tsr__io_fstats io; /* writer_s[2] and peak_buffer[2] hold sums until moved out */
 };
 
-int tsr__srv_track_open(tsr__srv_client *cl, int file, int group, int expected, int figures) {
+int tsr__srv_track_open(tsr__srv_client *cl, int file, int group, int expected, int figures,
+                        const char *path) {
   if (file >= cl->ntracks) {
     int n = cl->ntracks ? 2 * cl->ntracks : 16;
     while (n <= file) n *= 2;
@@ -26,7 +31,9 @@ int tsr__srv_track_open(tsr__srv_client *cl, int file, int group, int expected, 
   }
   tsr__srv_track *t = &cl->tracks[file];
   free(t->io.writer_ranks); /* a failed enddef may open the same id twice */
+  free(t->path);
   *t = (tsr__srv_track){.group = group, .expected = expected, .figures = figures};
+  t->path = path ? strdup(path) : NULL; /* without memory the message names no path */
   for (int i = 0; i < TSR__NMPIIO; i++) t->io.mpiio[i] = -1;
   return 0;
 }
@@ -118,12 +125,29 @@ int tsr__srv_wait_file(tsr__srv_client *cl, int file) {
   return rc;
 }
 
+void tsr__srv_berr_name(tsr__berr *b, const char *path) {
+  /* Backends may name the temporary (<path>.tessera-tmp) or nothing at all:
+   * the message starts with the path the program gave. */
+  size_t lp = path ? strlen(path) : 0;
+  if (!lp || (!strncmp(b->message, path, lp) && b->message[lp] == ':')) return;
+  char msg[2 * sizeof b->message + 64]; /* cut to the message's size below */
+  snprintf(msg, sizeof msg, "%s: %s", path,
+           b->message[0] ? b->message : "the I/O servers failed writing it");
+  size_t n = strlen(msg);
+  if (n >= sizeof b->message) n = sizeof b->message - 1;
+  memcpy(b->message, msg, n);
+  b->message[n] = '\0';
+}
+
 int tsr__srv_take_error(tsr__srv_client *cl, tsr__berr *berr) {
   for (int i = 0; i < cl->ntracks; i++) {
     tsr__srv_track *t = &cl->tracks[i];
     if (t->expected == 0 || unfinished(t) || !t->status || t->reported) continue;
     t->reported = 1;
-    if (berr) *berr = t->berr;
+    if (berr) {
+      *berr = t->berr;
+      tsr__srv_berr_name(berr, t->path);
+    }
     return t->status;
   }
   return 0;
@@ -152,7 +176,10 @@ void tsr__srv_file_figures(tsr__srv_client *cl, int file, tsr__io_fstats *io) {
 }
 
 void tsr__srv_tracks_free(tsr__srv_client *cl) {
-  for (int i = 0; i < cl->ntracks; i++) free(cl->tracks[i].io.writer_ranks);
+  for (int i = 0; i < cl->ntracks; i++) {
+    free(cl->tracks[i].io.writer_ranks);
+    free(cl->tracks[i].path);
+  }
   free(cl->tracks);
   cl->tracks = NULL;
   cl->ntracks = 0;

@@ -2,7 +2,10 @@
  * returns; only tsr_flush and tsr_finalize wait for them (and tsr_close on
  * model rank 0 while statistics are on, for the servers' figures). Errors
  * the servers meet come back to model rank 0 in notes and acknowledgements;
- * the API layer's agreement then gives every model rank the same code. */
+ * the API layer's agreement then gives every model rank the same code.
+ * Model rank 0 looks for notes (without waiting) at every put, flush and
+ * close, so a failed file is reported at the first of those calls after its
+ * note arrived, whichever file the call is on, naming the failed file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +73,8 @@ static int v_enddef(tsr_file *f) {
   my_server(cl, cf->group, cf->parallel, &cf->server, &cf->first);
   if (!cf->parallel) rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars);
   if (!rc && cl->m == 0)
-    rc = tsr__srv_track_open(cl, cf->id, cf->group, cf->parallel ? cl->L.T : 1, stats_on());
+    rc = tsr__srv_track_open(cl, cf->id, cf->group, cf->parallel ? cl->L.T : 1, stats_on(),
+                             f->path);
 
   /* The first client of each server ships the file: hints, path, schema.
    * Packed and agreed before anything is sent, so that a failure here never
@@ -78,13 +82,27 @@ static int v_enddef(tsr_file *f) {
   int64_t off = -1, len = 0;
   if (!rc && cf->first) rc = pack_open(f, cf, &off, &len);
   rc = tsr__agree(f->ctx->comm, rc);
-  if (rc && cl->m == 0) tsr__srv_track_open(cl, cf->id, cf->group, 0, 0); /* expects nothing */
+  if (rc && cl->m == 0)
+    tsr__srv_track_open(cl, cf->id, cf->group, 0, 0, NULL); /* expects nothing */
   if (off >= 0) {
     if (rc) tsr__ring_cancel(&cl->ring);
     else rc = tsr__ring_send(&cl->ring, off, len, cf->server, TSR__WIRE_TAG_HDR);
   }
   if (!rc) tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
   return rc;
+}
+
+/* An error of an earlier file that model rank 0 has not reported yet; its
+ * message (now f->berr, shared by the API layer's agreement) names that
+ * file. Only NOTES_NOW never waits: a put must not block on the servers. */
+static int earlier_error(tsr_file *f, int upto) {
+  tsr__srv_client *cl = f->ctx->servers;
+  if (cl->m != 0) return 0;
+  int rc = tsr__srv_poll_notes(cl, upto);
+  tsr__berr berr;
+  int err = rc ? rc : tsr__srv_take_error(cl, &berr);
+  if (err && !rc) f->berr = berr;
+  return err;
 }
 
 /* Record frames put count towards the file's stream (frames_per_outfile). */
@@ -114,7 +132,9 @@ static int put_any(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, c
   count_frame(f, cf, varid, frame);
   tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
   f->ctx->stats.server_bytes_sent = cl->ring.sent;
-  return rc;
+  /* The tile is handed over; a file that failed meanwhile is reported now
+   * rather than at a close or flush that may come much later. */
+  return rc ? rc : earlier_error(f, TSR__NOTES_NOW);
 }
 
 static int v_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
@@ -141,7 +161,8 @@ static int v_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) 
   h.file = cf->id;
   h.varid = varid;
   h.frame = frame;
-  return tsr__srv_handoff_global(cl, cf, &h, buf, bytes);
+  int rc = tsr__srv_handoff_global(cl, cf, &h, buf, bytes);
+  return rc ? rc : earlier_error(f, TSR__NOTES_NOW); /* handed over first, as in put_any */
 }
 
 /* Wait for an acknowledgement from @p src; keeps the largest writer time. */
@@ -167,17 +188,6 @@ static void share_writer_time(tsr_ctx *ctx) {
   ctx->stats.server_peak_bytes = cl->server_peak;
 }
 
-/* An error of an earlier file that model rank 0 has not reported yet. */
-static int earlier_error(tsr_file *f, int upto) {
-  tsr__srv_client *cl = f->ctx->servers;
-  if (cl->m != 0) return 0;
-  int rc = tsr__srv_poll_notes(cl, upto);
-  tsr__berr berr;
-  int err = rc ? rc : tsr__srv_take_error(cl, &berr);
-  if (err && !rc) f->berr = berr;
-  return err;
-}
-
 /* Flush: this file's data reaches its file, and every file closed before is
  * finished (written and closed, or failed and deleted). */
 static int v_flush(tsr_file *f) {
@@ -191,6 +201,7 @@ static int v_flush(tsr_file *f) {
     if (!rc && r.status) {
       rc = r.status;
       f->berr = r.berr;
+      tsr__srv_berr_name(&f->berr, f->path);
     }
   }
   rc = tsr__file_agree(f, rc);
@@ -253,11 +264,14 @@ const tsr__strategy_ops tsr__strategy_servers = {
 int tsr__servers_finalize(tsr_ctx *ctx) {
   tsr__srv_client *cl = ctx->servers;
   int rc = 0;
-  /* A first client stops its server in every group. */
+  /* A first client stops its server in every group, even after an error:
+   * a server that is never stopped would wait forever. */
   int t = tsr__srv_task_of(&cl->L, cl->m);
   int first = cl->m == tsr__srv_block_lo(&cl->L, t);
-  for (int g = 0; first && g < cl->L.G && !rc; g++)
-    rc = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
+  for (int g = 0; first && g < cl->L.G; g++) {
+    int r = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
+    if (!rc) rc = r;
+  }
   int r2 = tsr__ring_progress(&cl->ring, 1);
   if (!rc) rc = r2;
   if (stats_on()) tsr__srv_sizing_new(cl); /* without memory the report is skipped (agreed) */
@@ -266,19 +280,27 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
     rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
     if (!rc) tsr__srv_sizing_add(cl, g, &r);
   }
+  tsr__berr berr = {0, ""};
   if (cl->m == 0 && !rc) {
     rc = tsr__srv_poll_notes(cl, TSR__NOTES_ALL);
-    if (!rc) rc = tsr__srv_take_error(cl, NULL);
+    if (!rc) rc = tsr__srv_take_error(cl, &berr);
   }
-  rc = tsr__agree(ctx->comm, rc);
+  int agreed = tsr__agree(ctx->comm, rc);
+  if (agreed) { /* the failed file's path and backend message, on every rank */
+    tsr__share_message(ctx->comm, rc, agreed, berr.message, sizeof berr.message);
+    tsr__set_last_error(berr.message[0] ? berr.message : tsr_strerror(agreed));
+    tsr__ctx_failed(ctx, agreed, tsr_last_error());
+  }
   share_writer_time(ctx);
   /* Every model rank takes part (a report that cannot be made is skipped
    * by all, agreed inside). */
-  if (!rc && stats_on())
+  if (!agreed && stats_on())
     tsr__srv_sizing_report(cl, ctx->comm, ctx->stats.blocked_s, MPI_Wtime() - cl->t_init);
+  /* The servers return the job's last failure from tsr_init. */
+  tsr__srv_job_code(&cl->L, ctx->last_failure, ctx->last_message, (int)sizeof ctx->last_message);
   tsr__srv_client_free(cl);
   ctx->servers = NULL;
-  return rc;
+  return agreed;
 }
 
 /* Model rank 0 hears every note; the agreement makes the others wait too. */

@@ -13,19 +13,6 @@
 #include "tsr_fuzz.h"
 #include "tsr_test.h"
 
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, fp) != (size_t)n) n = 0;
-  if (s) s[n] = '\0';
-  fclose(fp);
-  return s;
-}
-
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: test_namelist_fuzz ITERATIONS SEED NAMELIST...\n");
@@ -35,7 +22,7 @@ int main(int argc, char **argv) {
   size_t nseeds = (size_t)(argc - 3);
   char **seeds = calloc(nseeds, sizeof *seeds);
   for (size_t i = 0; i < nseeds; i++)
-    if (!(seeds[i] = slurp(argv[3 + i]))) {
+    if (!(seeds[i] = tsr_fuzz_slurp(argv[3 + i]))) {
       fprintf(stderr, "cannot read %s\n", argv[3 + i]);
       return 2;
     }

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -69,6 +71,21 @@ static inline size_t tsr_fuzz_mutate(tsr_fuzz *z, char *buf, size_t n, size_t ca
     }
   }
   return n;
+}
+
+/* A seed file's text, NUL-terminated (malloc'd; NULL if unreadable). */
+static inline char *tsr_fuzz_slurp(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long n = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  if (n < 0) n = 0;
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, fp) != (size_t)n) n = 0;
+  if (s) s[n] = '\0';
+  fclose(fp);
+  return s;
 }
 
 #endif

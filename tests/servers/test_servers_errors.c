@@ -3,7 +3,8 @@
  * path fails at tsr_create; a write failure only the servers see (a file size
  * limit set on the server ranks alone) reaches every model rank as
  * TSR_ENOSPC at the next tsr_flush or tsr_finalize, exactly once, and the
- * file is deleted. CTest's timeout turns a hang into a failure. */
+ * file is deleted; the server ranks return the job's failure from tsr_init.
+ * CTest's timeout turns a hang into a failure. */
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -52,8 +53,9 @@ static void bad_layouts(void) {
 
 /* Start a context with G x T servers; on server ranks, with @p fsize > 0, a
  * file size limit that only they have. Returns 0 on a server rank (which has
- * already served), 1 on a model rank. */
-static int start(int G, int T, long fsize, tsr_ctx **ctx, MPI_Comm *model) {
+ * already served, and whose tsr_init returned the job's last failure: must
+ * be @p job), 1 on a model rank. */
+static int start(int G, int T, long fsize, int job, tsr_ctx **ctx, MPI_Comm *model) {
   char h[128];
   snprintf(h, sizeof h, "strategy=servers:io_groups=%d:io_tasks=%d", G, T);
   int server = tsr_test_rank() >= np - G * T;
@@ -65,8 +67,10 @@ static int start(int G, int T, long fsize, tsr_ctx **ctx, MPI_Comm *model) {
     struct rlimit lim = {(rlim_t)fsize, old.rlim_max};
     setrlimit(RLIMIT_FSIZE, &lim);
   }
-  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, h, ctx, model));
+  int rc = tsr_init(MPI_COMM_WORLD, h, ctx, model);
   if (server && fsize > 0) setrlimit(RLIMIT_FSIZE, &old);
+  if (server && rc == TSR_ENOTBUILT) rc = job; /* the backend asked for is not built here */
+  TSR_CHECK_RC(rc, server ? job : TSR_OK);
   if (*model == MPI_COMM_NULL) return 0;
   return 1;
 }
@@ -91,7 +95,7 @@ static int exists(const char *path) {
 static void too_big(const char *dir, int G, int T, const char *backend) {
   tsr_ctx *ctx;
   MPI_Comm model;
-  if (!start(G, T, 2000, &ctx, &model)) {
+  if (!start(G, T, 2000, TSR_ENOSPC, &ctx, &model)) {
     MPI_Barrier(MPI_COMM_WORLD);
     return;
   }
@@ -135,7 +139,7 @@ static void too_big(const char *dir, int G, int T, const char *backend) {
 static void error_at_next_flush(const char *dir, const char *backend) {
   tsr_ctx *ctx;
   MPI_Comm model;
-  if (!start(1, 1, 2000, &ctx, &model)) {
+  if (!start(1, 1, 2000, TSR_ENOSPC, &ctx, &model)) {
     MPI_Barrier(MPI_COMM_WORLD);
     return;
   }
@@ -173,7 +177,7 @@ static void error_at_next_flush(const char *dir, const char *backend) {
 static void unwritable(void) {
   tsr_ctx *ctx;
   MPI_Comm model;
-  if (!start(1, 1, 0, &ctx, &model)) {
+  if (!start(1, 1, 0, TSR_EACCES, &ctx, &model)) {
     MPI_Barrier(MPI_COMM_WORLD);
     return;
   }
