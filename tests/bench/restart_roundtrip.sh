@@ -34,8 +34,8 @@ grep -q '"restarts": 2,' "$out/full.json" || fail "full.json does not count 2 re
 # 4-byte BENCH_STEP.
 key() { sed -n "s/^  \"$1\": \([0-9]*\),\$/\1/p" "$2"; }
 hist=$(key bytes "$out/full.json")
-[ "$(key restart_bytes "$out/full.json")" = $((3 * (hist / 4 + 4))) ] ||
-  fail "full.json: restart_bytes $(key restart_bytes "$out/full.json"), expected 3 x ($hist / 4 + 4)"
+rb=$(key restart_bytes "$out/full.json")
+[ "$rb" = $((3 * (hist / 4 + 4))) ] || fail "full.json: restart_bytes $rb, expected 3 x ($hist / 4 + 4)"
 $launcher -n 3 "$bench" $case --restart "$rst" --out "$out/resumed" --json "$out/resumed.json" ||
   fail "the resumed run failed"
 grep -q '"start_step": 3,' "$out/resumed.json" || fail "resumed.json does not start at step 3"
