@@ -2,8 +2,11 @@
 # Install the Debian packages Tessera needs, if missing. Idempotent: does
 # nothing (and needs no network) when everything is already there.
 set -euo pipefail
+# cdo and nco: the tests read the bench's files with the tools WRF users run
+# on them (tests/bench/test_cdo_nco.py).
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
-      cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools)
+      cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools
+      cdo nco)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -240,6 +240,8 @@ typedef struct {
   int outputs;   /* history outputs done */
   int start_step; /* 0, or the step a restart file resumed from */
   int restarts;   /* restart files written */
+  int64_t restart_bytes; /* data bytes of the restart and input files written */
+  int64_t input_bytes;   /* data bytes read from the restart or input file */
   bench_timers tm;
   tsr_stats lib_stats; /* this rank's library totals, taken before tsr_finalize */
   int check_failed;

@@ -82,6 +82,8 @@ int bench_metrics_report(bench_run *run) {
       /* The Hurricane Irma study's three rows: Input, Output, Restart. */
       fprintf(fp, "  \"input_s\": %.6f,\n  \"restart_s\": %.6f,\n  \"restarts\": %d,\n",
               mx[INPUT], mx[RESTART], run->restarts);
+      fprintf(fp, "  \"input_bytes\": %lld,\n  \"restart_bytes\": %lld,\n",
+              (long long)run->input_bytes, (long long)run->restart_bytes);
       fprintf(fp, "  \"start_step\": %d,\n", run->start_step);
       fprintf(fp,
               "  \"library\": {\"blocked_s\": %.6f, \"writer_s\": %.6f, \"server_writer_s\": %.6f, "

@@ -46,6 +46,13 @@ void bench_input_path(const bench_run *run, char *path, size_t n) {
 }
 
 /* Everything a state file costs the model is restart time, not output time. */
+/* Data bytes of field v, the whole variable: what the history's `bytes` counts. */
+static int64_t field_bytes(const bench_run *run, int v) {
+  const bench_field *fl = &run->fields[v];
+  int64_t elems = fl->shape < 0 ? fl->nelems : run->shapes[fl->shape].global_elems;
+  return elems * (int64_t)fl->esize;
+}
+
 static int write_state(bench_run *run, int64_t step, const char *path) {
   double t0 = MPI_Wtime(), blocked0 = run->tm.blocked_s;
   const char *hints = strcmp(run->strategy, "split") == 0 ? "strategy=serial" : NULL;
@@ -61,12 +68,18 @@ static int write_state(bench_run *run, int64_t step, const char *path) {
       rc = tsr_put_global(f, varids[v], 0, fl->buf);
     else
       rc = tsr_put(f, varids[v], 0, run->shapes[fl->shape].d, fl->buf);
-    if (rc) fail(run, f, rc, fl->shape < 0 ? "tsr_put_global" : "tsr_put", run->schema.vars[v].name);
+    if (rc)
+      fail(run, f, rc, fl->shape < 0 ? "tsr_put_global" : "tsr_put", run->schema.vars[v].name);
+    else
+      run->restart_bytes += field_bytes(run, v);
   }
   if (rc == 0) {
     int s = (int)step;
     rc = tsr_put_global(f, step_id, 0, &s);
-    if (rc) fail(run, f, rc, "tsr_put_global", BENCH_STEP_VAR);
+    if (rc)
+      fail(run, f, rc, "tsr_put_global", BENCH_STEP_VAR);
+    else
+      run->restart_bytes += (int64_t)sizeof s;
   }
   if (f) {
     int crc = tsr_close(&f);
@@ -174,6 +187,8 @@ int bench_state_read(bench_run *run, const char *path, int restart) {
     }
     rc = tsr_get(f, id, 0, run->shapes[fl->shape].d, fl->buf);
     if (rc) fail(run, f, rc, "tsr_get", name);
+    else
+      run->input_bytes += field_bytes(run, v);
   }
   if (rc == 0) run->start_step = step;
 done:

@@ -2,6 +2,12 @@
 ranks, on a WRF-like case; verify every run's output (--check); print one
 comparison table and draw it as a PNG. `make demo` runs this.
 
+Each strategy's run also does what a WRF run does besides history: it starts
+from a wrfinput_d01 (written once, before the strategies, with strategy=serial)
+and writes a restart file halfway and at the end; a second, short run resumes
+from the halfway one. The second table has the WRF I/O studies' three rows,
+Input, Output and Restart (written / read back), time per strategy.
+
 A strategy the library was built without (e.g. no PnetCDF: direct and
 aggregate; servers before they exist) is reported as skipped, not failed.
 """
@@ -21,7 +27,7 @@ from rich.console import Console
 from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
-from .table import format_table
+from .table import format_rows, format_table
 from .textout import step
 
 #: strategy -> hints, in the order the table shows them. Servers take one of
@@ -56,19 +62,51 @@ def parser() -> argparse.ArgumentParser:
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
-    a("--keep", action="store_true", help="keep the history files (removed after each "
-                                          "verified run to save disk)")
+    a("--keep", action="store_true", help="keep the history, restart and input files "
+                                          "(removed after each verified run to save disk)")
     return p
 
 
-def bench_args(args, name: str, out: Path) -> list[str]:
+def case_args(args) -> list[str]:
+    """The options that make the case: every run of the demo shares them (a
+    restart or input file fits only a run of the same domain and schema).
+    --nocolons: the file names carry no ':', which ROMIO would take for a file
+    system prefix (the bench then reads them with serial NetCDF, not the
+    strategy's backend)."""
     argv = ["--nx", str(args.nx), "--ny", str(args.ny), "--nz", str(args.nz),
-            "--steps", str(args.steps), "--output-every", str(args.output_every),
-            "--sweeps", str(args.sweeps), "--hints", STRATEGIES[name], "--check", "--quiet",
-            "--out", str(out / f"{name}-files"), "--json", str(out / f"{name}.json")]
+            "--sweeps", str(args.sweeps), "--nocolons", "--quiet"]
     if args.schema:
         argv += ["--schema", args.schema]
     return argv
+
+
+def restart_every(args) -> int:
+    """Restart files halfway and at the end of the run."""
+    return max(1, args.steps // 2)
+
+
+def bench_args(args, name: str, out: Path, input_file: Path | None = None) -> list[str]:
+    argv = case_args(args) + [
+        "--steps", str(args.steps), "--output-every", str(args.output_every),
+        "--restart-every", str(restart_every(args)), "--hints", STRATEGIES[name], "--check",
+        "--out", str(out / f"{name}-files"), "--json", str(out / f"{name}.json")]
+    if input_file:
+        argv += ["--input", str(input_file)]
+    return argv
+
+
+def resume_args(args, name: str, out: Path, restart: Path) -> list[str]:
+    """The run resumed from `restart`: the same case, its own files."""
+    return case_args(args) + [
+        "--steps", str(args.steps), "--output-every", str(args.output_every),
+        "--hints", STRATEGIES[name], "--check", "--restart", str(restart),
+        "--out", str(out / f"{name}-resumed"), "--json", str(out / f"{name}-resumed.json")]
+
+
+def input_args(args, out: Path) -> list[str]:
+    """Step 0 only: the initial state as <out>/input/wrfinput_d01."""
+    return case_args(args) + ["--steps", "0", "--output-every", "1", "--write-input",
+                              "--hints", "strategy=serial", "--out", str(out / "input")]
 
 
 def bench_message(stderr: str, stdout: str = "") -> str:
@@ -82,16 +120,10 @@ def bench_message(stderr: str, stdout: str = "") -> str:
     return rest[-1] if rest else "no message"
 
 
-def run_one(args, name: str, bench: str, out: Path, env: dict) -> dict:
-    """One bench run; returns its record with demo_status and demo_message."""
-    json_path = out / f"{name}.json"
-    files = out / f"{name}-files"
-    for stale in (json_path,):
-        if stale.exists():
-            stale.unlink()
-    shutil.rmtree(files, ignore_errors=True)
-    cmd = mpiexec_command(args.mpiexec, args.np) + [bench] + bench_args(args, name, out)
-    rec = {"strategy": name, "hints": STRATEGIES[name]}
+def launch(args, bench: str, argv: list[str], env: dict, log: Path) -> tuple[int, str, str, float]:
+    """One bench run under mpiexec: exit code, stdout, stderr, seconds; the
+    command and what it printed go to `log`."""
+    cmd = mpiexec_command(args.mpiexec, args.np) + [bench] + argv
     t0 = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
@@ -101,28 +133,77 @@ def run_one(args, name: str, bench: str, out: Path, env: dict) -> dict:
     except OSError as e:
         rc, stdout, stderr = -1, "", f"cannot run {cmd[0]}: {e.strerror}"
     elapsed = time.monotonic() - t0
-    (out / f"{name}.log").write_text(f"$ {' '.join(cmd)}\n{stdout}{stderr}", encoding="utf-8")
-    if not args.keep:
-        shutil.rmtree(files, ignore_errors=True)
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(f"$ {' '.join(cmd)}\n{stdout}{stderr}")
+    return rc, stdout, stderr, elapsed
+
+
+def outcome(rc: int, stdout: str, stderr: str, json_path: Path) -> tuple[str, str, dict]:
+    """(demo_status, demo_message, metrics) of one finished --check run."""
     if rc == BENCH_EXIT_NOTBUILT or "TSR_ENOTBUILT" in stderr:
-        rec.update(demo_status="not built",
-                   demo_message=f"not built into this library ({bench_message(stderr)})")
-        return rec
+        return "not built", f"not built into this library ({bench_message(stderr)})", {}
     if rc != 0:
-        rec.update(demo_status="failed",
-                   demo_message=f"exit {rc}: {bench_message(stderr, stdout)}")
-        return rec
+        return "failed", f"exit {rc}: {bench_message(stderr, stdout)}", {}
     try:
         with open(json_path, encoding="utf-8") as fh:
-            rec.update(json.load(fh))
+            metrics = json.load(fh)
     except (OSError, json.JSONDecodeError) as e:
-        rec.update(demo_status="failed", demo_message=f"no metrics in {json_path}: {e}")
-        return rec
+        return "failed", f"no metrics in {json_path}: {e}", {}
+    if metrics.get("check") != "passed":
+        return "failed", f"check {metrics.get('check')}", metrics
+    return "ok", "", metrics
+
+
+def write_input(args, bench: str, out: Path, env: dict) -> tuple[Path | None, str]:
+    """The wrfinput_d01 every strategy's run starts from, or None and why not."""
+    shutil.rmtree(out / "input", ignore_errors=True)
+    log = out / "input.log"
+    log.unlink(missing_ok=True)
+    rc, stdout, stderr, _ = launch(args, bench, input_args(args, out), env, log)
+    path = out / "input" / "wrfinput_d01"
+    if rc != 0 or not path.is_file():
+        return None, f"exit {rc}: {bench_message(stderr, stdout)} (log: {log})"
+    return path, ""
+
+
+def run_one(args, name: str, bench: str, out: Path, env: dict,
+            input_file: Path | None = None) -> dict:
+    """One strategy: the run from `input_file` that writes history and restart
+    files, then the run resumed from its first restart file. Returns the first
+    run's record with demo_status and demo_message, and the resumed run's
+    restart_read_s / restart_read_bytes."""
+    files, resumed = out / f"{name}-files", out / f"{name}-resumed"
+    log = out / f"{name}.log"
+    for stale in (out / f"{name}.json", out / f"{name}-resumed.json", log):
+        stale.unlink(missing_ok=True)
+    for d in (files, resumed):
+        shutil.rmtree(d, ignore_errors=True)
+    rec = {"strategy": name, "hints": STRATEGIES[name]}
+    rc, stdout, stderr, elapsed = launch(args, bench, bench_args(args, name, out, input_file),
+                                         env, log)
+    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{name}.json")
+    rec.update(metrics)
     rec["strategy"] = name  # the table names what was asked for
-    if rec.get("check") != "passed":
-        rec.update(demo_status="failed", demo_message=f"check {rec.get('check')}")
-        return rec
-    rec.update(demo_status="ok", demo_message="", demo_elapsed_s=round(elapsed, 3))
+    if st == "ok":
+        # The restart file written halfway (names sort by date).
+        rst = sorted(files.glob("wrfrst_d01_*"))
+        if not rst:
+            st, msg = "failed", f"no restart file in {files}"
+        else:
+            rc, stdout, stderr, more = launch(args, bench, resume_args(args, name, out, rst[0]),
+                                              env, log)
+            elapsed += more
+            st, msg, res = outcome(rc, stdout, stderr, out / f"{name}-resumed.json")
+            if st != "ok":
+                msg = f"resumed from {rst[0].name}: {msg}"
+            rec.update(restart_read_s=res.get("input_s"), restart_read_bytes=res.get("input_bytes"),
+                       resumed_from_step=res.get("start_step"))
+    if not args.keep:
+        for d in (files, resumed):
+            shutil.rmtree(d, ignore_errors=True)
+    rec.update(demo_status=st, demo_message=msg)
+    if st == "ok":
+        rec["demo_elapsed_s"] = round(elapsed, 3)
     return rec
 
 
@@ -130,7 +211,8 @@ def progress(rec: dict, elapsed: float) -> str:
     st = rec["demo_status"]
     if st == "ok":
         return (f"done in {elapsed:.1f} s: wall {rec['wall_s']:.2f} s, output blocked "
-                f"{rec['output_blocked_s']:.3f} s, {rec['files']} files verified")
+                f"{rec['output_blocked_s']:.3f} s, {rec['files']} files verified; resumed "
+                f"from step {rec.get('resumed_from_step')}, verified")
     if st == "not built":
         return "skipped: not built into this library"
     return f"FAILED: {rec['demo_message']}"
@@ -164,13 +246,26 @@ def main(argv=None) -> int:
               f"not with other machines)")
     records = []
     console = Console(file=sys.stdout, highlight=False)
+
+    def initial():
+        t0 = time.monotonic()
+        path, why = write_input(args, bench, out, env)
+        return (path, why), (f"done in {time.monotonic() - t0:.1f} s" if path else
+                             f"FAILED: {why}")
+    input_file, why = step(console, f"[0/{len(names)}] input     writing wrfinput_d01 "
+                                    f"(strategy=serial) on {args.np} processes ...", initial)
+    if input_file is None:
+        print(f"tessera demo: cannot write the input file: {why}", file=sys.stderr)
+        return 1
     for i, name in enumerate(names, 1):
         def one(name=name):
             t0 = time.monotonic()
-            rec = run_one(args, name, bench, out, env)
+            rec = run_one(args, name, bench, out, env, input_file)
             return rec, progress(rec, time.monotonic() - t0)
         records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
                                      f"--check on {args.np} processes ...", one))
+    if not args.keep:
+        shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
     results.write_text(json.dumps({"runs": records}, indent=2) + "\n", encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]
@@ -181,6 +276,11 @@ def main(argv=None) -> int:
         print(f"Output strategies compared: {case}, {args.np} processes each")
     print(format_table(records, legend=True))
     print()
+    if ran:
+        print(f"Input, output and restart, the WRF I/O studies' rows: runs from wrfinput_d01, "
+              f"restart files every {restart_every(args)} steps")
+        print(format_rows(records, legend=True))
+        print()
     if ran:
         try:
             png = plot(records, str(out / "tessera-demo.png"))

@@ -35,6 +35,39 @@ def format_table(records: list[dict], legend: bool = False) -> str:
     return "\n".join(out)
 
 
+ROWS_LEGEND = """\
+Input: reading wrfinput_d01 at the start; Output: the history (blocked time,
+as above); Restart: writing the restart files / reading one back to resume.
+Seconds the model ranks spent (maxima over them); MB: data bytes moved."""
+
+
+def _mb(nbytes) -> str:
+    return "-" if nbytes is None else f"{float(nbytes) / 1e6:.1f}"
+
+
+def _s(seconds) -> str:
+    return "-" if seconds is None else f"{float(seconds):.3f}"
+
+
+def format_rows(records: list[dict], legend: bool = False) -> str:
+    """The WRF I/O studies' table: rows Input, Output and Restart, a column of
+    seconds per strategy that ran. Every run of the demo moves the same data,
+    so the bytes are the first run's."""
+    ran = [r for r in records if status(r) == "ok"]
+    if not ran:
+        return ""
+    first = ran[0]
+    headers = ["", "MB"] + [r["strategy"] for r in ran]
+    rows = [
+        ["Input", _mb(first.get("input_bytes"))] + [_s(r.get("input_s")) for r in ran],
+        ["Output", _mb(first.get("bytes"))] + [_s(r.get("output_blocked_s")) for r in ran],
+        ["Restart", f"{_mb(first.get('restart_bytes'))} / {_mb(first.get('restart_read_bytes'))}"]
+        + [f"{_s(r.get('restart_s'))} / {_s(r.get('restart_read_s'))}" for r in ran],
+    ]
+    text = table_text(headers, rows, right=set(headers[1:]))
+    return text + ("\n\n" + ROWS_LEGEND if legend else "")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="tessera table",
                                 description="Print the comparison table of tessera-bench "

@@ -29,9 +29,20 @@ rst="$out/full/wrfrst_d01_2026-01-01_00_03_00"
 [ -f "$out/full/wrfrst_d01_2026-01-01_00_06_00" ] || fail "no restart file at step 6"
 [ -f "$out/full/wrfinput_d01" ] || fail "no wrfinput_d01"
 grep -q '"restarts": 2,' "$out/full.json" || fail "full.json does not count 2 restart files"
+# The Restart row's bytes: two restart files and the input, each the whole
+# state (what one history file holds, every file one output here) plus the
+# 4-byte BENCH_STEP.
+key() { sed -n "s/^  \"$1\": \([0-9]*\),\$/\1/p" "$2"; }
+hist=$(key bytes "$out/full.json")
+rb=$(key restart_bytes "$out/full.json")
+[ "$rb" = $((3 * (hist / 4 + 4))) ] || fail "full.json: restart_bytes $rb, expected 3 x ($hist / 4 + 4)"
 $launcher -n 3 "$bench" $case --restart "$rst" --out "$out/resumed" --json "$out/resumed.json" ||
   fail "the resumed run failed"
 grep -q '"start_step": 3,' "$out/resumed.json" || fail "resumed.json does not start at step 3"
+# The Input row's bytes: the decomposed fields read, less than the whole state.
+inb=$(key input_bytes "$out/resumed.json")
+[ "${inb:-0}" -gt 0 ] && [ "$inb" -lt $((hist / 4)) ] ||
+  fail "resumed.json: input_bytes '$inb', expected 0 < it < $((hist / 4))"
 $launcher -n 3 "$bench" $case --input "$out/full/wrfinput_d01" --out "$out/input" ||
   fail "the run from wrfinput_d01 failed"
 

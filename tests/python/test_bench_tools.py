@@ -124,6 +124,56 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert [r["strategy"] for r in runs[:4]] == ["serial", "direct", "aggregate", "split"]
     assert not (out / "serial-files").exists()  # history files removed after verification
     assert (out / "serial.log").exists()
+    # Every run starts from the one wrfinput_d01, then resumes from its first restart file.
+    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes ... done" in text
+    log = (out / "direct.log").read_text()
+    assert f"--input {out}/input/wrfinput_d01" in log and "--restart-every 30" in log
+    assert f"--restart {out}/direct-files/wrfrst_d01_2026-01-01_00_30_00" in log
+    assert "resumed from step 30, verified" in text
+    assert not (out / "input").exists() and not (out / "direct-resumed").exists()
+    assert runs[0]["restart_read_s"] == 0.08 and runs[0]["restart_read_bytes"] == 38400
+
+
+def test_demo_prints_the_studies_three_rows(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FAKE_NOT_BUILT", "servers")
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--nx", "20", "--ny",
+                    "16", "--nz", "5", "--strategies", "serial,split,servers"])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "the WRF I/O studies' rows: runs from wrfinput_d01, restart files every 30 steps" in text
+    lines = text.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.split() == ["MB", "serial", "split"])
+    rows = [ln.split() for ln in lines[head + 2:head + 5]]
+    # 20 x 16 x 5 x 4 bytes x 6 fields per state file (the stand-in's figures);
+    # the stand-in's times scale with the strategy: serial 4, split 0.7.
+    assert rows[0] == ["Input", "0.0", "0.080", "0.014"]
+    assert rows[1] == ["Output", "0.1", "4.000", "0.700"]
+    assert rows[2] == ["Restart", "0.1", "/", "0.0", "0.400", "/", "0.080", "0.070", "/", "0.014"]
+    assert "Restart: writing the restart files / reading one back to resume" in text
+
+
+def test_demo_reports_a_failed_resume(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL_RESUMED", "split")
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
+                    "serial,split"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert ("FAILED: resumed from wrfrst_d01_2026-01-01_00_30_00: exit 1: check: FAILED"
+            in captured.out)
+    runs = json.loads((tmp_path / "results.json").read_text())["runs"]
+    assert [r["demo_status"] for r in runs] == ["ok", "failed"]
+
+
+def test_demo_stops_without_its_input_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL", "serial")  # the input is written with strategy=serial
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert "[0/5] input" in captured.out and "[1/5]" not in captured.out
+    assert "tessera demo: cannot write the input file: exit 1: check: FAILED" in captured.err
 
 
 def test_demo_reports_a_failed_run(tmp_path, capsys, monkeypatch):
