@@ -162,10 +162,15 @@ static int launch(conc_state *st, char *buf, int64_t len, int dest) {
     if (!f) rc = TSR_ENOMEM;
     else st->fl = f, st->capfl = ncap;
   }
-  if (!rc && st->inner.ops->expose) rc = st->inner.ops->expose(&st->inner, buf, len);
+  int exposed = 0;
+  if (!rc && st->inner.ops->expose) { /* rma: the server fetches the bundle */
+    rc = st->inner.ops->expose(&st->inner, buf, len);
+    exposed = !rc;
+  }
   flight fl = {.buf = buf, .len = len};
   if (!rc) rc = st->inner.ops->isend(&st->inner, buf, len, dest, TSR__WIRE_TAG_BUNDLE, &fl.req);
   if (rc) {
+    if (exposed) st->inner.ops->unexpose(&st->inner, buf);
     free(buf);
     return rc;
   }

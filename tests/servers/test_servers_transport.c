@@ -21,7 +21,10 @@
  *   less per value.
  * - conc: concentrators (per node, per 1 and per 2 model ranks; with either
  *   transport; with bounded servers, so bundles are cut) byte for byte
- *   against the default; bad values (0, junk, more than the model ranks)
+ *   against the default, for the layouts above and for NetCDF-4 written by
+ *   one server and by two (parallel HDF5; there without the bounded
+ *   variants: cutting tiles into parts changes how HDF5 allocates the file
+ *   whatever the transport); bad values (0, junk, more than the model ranks)
  *   are TSR_EHINT on every rank; with one concentrator for all model ranks
  *   the server receives fewer messages than without (at 3 ranks and more:
  *   with one model rank both send one message per op). */
@@ -31,14 +34,25 @@
 typedef struct {
   int G, T;
   const char *extra;
+  const char *backend; /* NULL: netcdf for T = 1, pnetcdf for T > 1 */
 } config;
 static const config CONFIGS[] = {
-    {1, 1, ":slab_bytes=1k"},
-    {2, 1, ":buffer_bytes=4k"},
-    {1, 2, ""},
-    {2, 2, ":buffer_bytes=2k"},
+    {1, 1, ":slab_bytes=1k", NULL},
+    {2, 1, ":buffer_bytes=4k", NULL},
+    {1, 2, "", NULL},
+    {2, 2, ":buffer_bytes=2k", NULL},
 };
 enum { NCONFIGS = sizeof CONFIGS / sizeof CONFIGS[0] };
+/* Scenario conc: the layouts above, and the NetCDF-4 backend written by one
+ * server (serial) and by a group of two (parallel HDF5). */
+static const config CONC_CONFIGS[] = {
+    {1, 1, ":slab_bytes=1k", NULL},
+    {2, 1, ":buffer_bytes=4k", NULL},
+    {1, 2, "", NULL},
+    {2, 2, ":buffer_bytes=2k", NULL},
+    {1, 1, ":slab_bytes=1k", "backend=netcdf4"},
+    {1, 2, "", "backend=netcdf4"},
+};
 typedef struct {
   const char *label, *hints;
 } variant;
@@ -56,9 +70,13 @@ static const variant BOUND[] = {{"free", ""},
                                 {"bp2p", ":server_buffer_bytes=4k"},
                                 {"brma", ":server_buffer_bytes=4k:transport=rma"}};
 
-/* Does variant @p V fit M model ranks (concentrators=N needs N <= M)? */
-static int fits(const variant *V, int M) {
+/* Does variant @p V fit layout @p C with M model ranks (concentrators=N
+ * needs N <= M)? Parallel NetCDF-4 files are compared only unbounded: with
+ * server_buffer_bytes the servers write a tile in parts, and parallel HDF5
+ * then lays the file out otherwise (with or without concentrators). */
+static int fits(const config *C, const variant *V, int M) {
   const char *c = strstr(V->hints, "concentrators=");
+  if (C->backend && C->T > 1 && strstr(V->hints, "server_buffer_bytes")) return 0;
   return !c || atoi(c + strlen("concentrators=")) <= M;
 }
 
@@ -102,7 +120,7 @@ static void write_all(const config *C, const variant *V, const char *dir, const 
     return;
   }
   int M = np - C->G * C->T;
-  const char *backend = C->T > 1 ? "backend=pnetcdf" : "backend=netcdf";
+  const char *backend = C->backend ? C->backend : C->T > 1 ? "backend=pnetcdf" : "backend=netcdf";
   for (int k = 0; k < K_NKINDS; k++) {
     if (k == K_ZERO && M == 1) continue;
     decomps D;
@@ -333,7 +351,8 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   const char *scenario = argc > 2 ? argv[2] : "rma";
   const variant *V = RMA;
-  int nv = 2;
+  const config *configs = CONFIGS;
+  int nv = 2, nconfigs = NCONFIGS;
   if (strcmp(scenario, "float") == 0) {
     float_scenario(dir, np, rank);
     return tu_finish("servers_transport");
@@ -344,6 +363,8 @@ int main(int argc, char **argv) {
   } else if (strcmp(scenario, "conc") == 0) {
     V = CONC;
     nv = (int)(sizeof CONC / sizeof CONC[0]);
+    configs = CONC_CONFIGS;
+    nconfigs = (int)(sizeof CONC_CONFIGS / sizeof CONC_CONFIGS[0]);
     /* Bad values: the same hint error on every rank, before any split. */
     char more[96];
     snprintf(more, sizeof more, "strategy=servers:concentrators=%d", np); /* M = np - 1 */
@@ -370,14 +391,14 @@ int main(int argc, char **argv) {
   MPI_Comm none = MPI_COMM_NULL;
   TU_EQ(tsr_init(MPI_COMM_WORLD, "strategy=servers:transport=pigeon", &bad, &none), TSR_EHINT);
   TU_EQ(bad == NULL && none == MPI_COMM_NULL, 1);
-  for (int c = 0; c < NCONFIGS; c++) {
-    const config *C = &CONFIGS[c];
+  for (int c = 0; c < nconfigs; c++) {
+    const config *C = &configs[c];
     int M = np - C->G * C->T;
     if (M < 1 || M < C->T) continue;
     char tag[64];
     snprintf(tag, sizeof tag, "%s%d_G%dT%d_np%d", scenario, c, C->G, C->T, np);
     for (int t = 0; t < nv; t++) {
-      if (!fits(&V[t], M)) continue;
+      if (!fits(C, &V[t], M)) continue;
       write_all(C, &V[t], dir, tag, np);
       MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -391,7 +412,7 @@ int main(int argc, char **argv) {
         if (!probe) continue; /* backend not built: nothing was written by either */
         fclose(probe);
         for (int t = 1; t < nv; t++) {
-          if (!fits(&V[t], M)) continue;
+          if (!fits(C, &V[t], M)) continue;
           path_of(r, sizeof r, dir, tag, (kind)k, V[t].label, "AB"[fi]);
           verify(r, NULL, fi ? 3 : 1, fi ? 10 : 0, (kind)k, r);
           TU_EQ(same_bytes(p, r), 1);
