@@ -72,8 +72,9 @@ typedef struct {
   MPI_Comm ccomm; /* this rank's group; rank 0 is the concentrator */
   int crank, csize;
   bytes stage;      /* this rank's messages since the last commit */
+  int64_t stage_dest, stage_count; /* their one destination (-1: several), how many */
   bytes gathered;   /* concentrator: the members' staging areas */
-  int64_t *lens;    /* concentrator: each member's staging bytes */
+  int64_t *lens;    /* concentrator: each member's staging bytes, destination, count */
   flight *fl;       /* concentrator: bundles in flight, oldest first */
   int nfl, capfl;
   int64_t inflight, limit, chunk;
@@ -104,6 +105,9 @@ static int stage_msg(const tsr__transport *tp, const void *buf, int64_t len, int
   if (len > INT_MAX) return TSR_ETOOBIG;
   int64_t at = st->stage.len, n = (int64_t)sizeof(envelope) + tsr__wire_align(len);
   if (grow(&st->stage, at + n)) return TSR_ENOMEM;
+  if (at == 0) st->stage_dest = dest, st->stage_count = 0;
+  else if (st->stage_dest != dest) st->stage_dest = -1;
+  st->stage_count++;
   envelope e = {.src = st->me, .tag = tag, .dest = dest, .len = len};
   memcpy(st->stage.p + at, &e, sizeof e);
   if (len) memcpy(st->stage.p + at + sizeof e, buf, (size_t)len);
@@ -261,6 +265,53 @@ static int forward(conc_state *st, const bytes *segs, int nsegs) {
   return rc;
 }
 
+enum { PIECE = 1 << 30 }; /* MPI counts are int: areas move in pieces of 1 GiB */
+
+/* Concentrator: receive every member's staging area, back to back, into
+ * @p dst (NULL: take and drop them, so that no member hangs). */
+static int take_members(conc_state *st, char *dst) {
+  int rc = 0;
+  int64_t off = 0;
+  for (int i = 1; i < st->csize; i++) {
+    int64_t len = st->lens[3 * i];
+    for (int64_t at = 0; at < len; at += PIECE) {
+      int n = (int)(len - at < PIECE ? len - at : PIECE);
+      char sink;
+      if (MPI_Recv(dst ? dst + off + at : &sink, dst ? n : 0, MPI_BYTE, i, TSR__WIRE_TAG_BUNDLE,
+                   st->ccomm, MPI_STATUS_IGNORE) != MPI_SUCCESS &&
+          dst)
+        rc = TSR_EMPI;
+    }
+    off += len;
+  }
+  return rc;
+}
+
+/* Concentrator, the common case: every message of the group goes to one
+ * server (a parallel file's task, or a serial file's root) and fits one
+ * bundle: the members' areas are received straight into the bundle (their
+ * layout is the bundle's), after this rank's own. Returns 1 when done so. */
+static int one_bundle(conc_state *st, int *rc) {
+  int64_t d = -2, total = st->stage.len, count = 0;
+  for (int i = 0; i < st->csize; i++) {
+    const int64_t *g = st->lens + 3 * i; /* len, destination, count */
+    if (i > 0) total += g[0];
+    if (g[0] == 0) continue;
+    if (g[1] < 0 || (d >= 0 && g[1] != d)) return 0;
+    d = g[1];
+    count += g[2];
+  }
+  const int64_t max = st->chunk > 0 ? st->chunk : INT_MAX / 2;
+  if (d < 0 || 16 + total > max) return 0;
+  char *b = malloc((size_t)(16 + total));
+  if (!b) return 0; /* the general path may do with less */
+  if (st->stage.len) memcpy(b + 16, st->stage.p, (size_t)st->stage.len);
+  *rc = take_members(st, b + 16 + st->stage.len);
+  if (!*rc) *rc = send_bundle(st, b, 16 + total, count, (int)d);
+  else free(b);
+  return 1;
+}
+
 /* Collective over the model ranks: every group's messages of this op go to
  * the servers. */
 static int conc_commit(const tsr__transport *tp) {
@@ -269,13 +320,12 @@ static int conc_commit(const tsr__transport *tp) {
   int rc = 0;
   while (land_oldest(st, 0, &rc)) {
   }
-  int64_t mine = st->stage.len;
-  if (MPI_Gather(&mine, 1, MPI_INT64_T, st->lens, 1, MPI_INT64_T, 0, st->ccomm) != MPI_SUCCESS)
+  int64_t mine[3] = {st->stage.len, st->stage.len ? st->stage_dest : -1, st->stage_count};
+  if (MPI_Gather(mine, 3, MPI_INT64_T, st->lens, 3, MPI_INT64_T, 0, st->ccomm) != MPI_SUCCESS)
     return TSR_EMPI;
-  enum { PIECE = 1 << 30 };
   if (st->crank != 0) { /* a member: its staging area to the concentrator */
-    for (int64_t at = 0; at < mine && !rc; at += PIECE) {
-      int n = (int)(mine - at < PIECE ? mine - at : PIECE);
+    for (int64_t at = 0; at < mine[0] && !rc; at += PIECE) {
+      int n = (int)(mine[0] - at < PIECE ? mine[0] - at : PIECE);
       if (MPI_Send(st->stage.p + at, n, MPI_BYTE, 0, TSR__WIRE_TAG_BUNDLE, st->ccomm) !=
           MPI_SUCCESS)
         rc = TSR_EMPI;
@@ -283,29 +333,27 @@ static int conc_commit(const tsr__transport *tp) {
     st->stage.len = 0;
     return rc;
   }
-  /* The concentrator: its own area, then each member's, in order. */
-  int64_t total = 0;
-  for (int i = 1; i < st->csize; i++) total += st->lens[i];
-  int drop = grow(&st->gathered, total) != 0;
-  if (drop) rc = TSR_ENOMEM;
-  bytes *segs = calloc((size_t)st->csize, sizeof *segs);
-  if (!segs) rc = TSR_ENOMEM, drop = 1;
-  int64_t off = 0;
-  for (int i = 1; i < st->csize; i++) {
-    for (int64_t at = 0; at < st->lens[i]; at += PIECE) {
-      int n = (int)(st->lens[i] - at < PIECE ? st->lens[i] - at : PIECE);
-      char sink;
-      /* Without memory the bytes are still taken (truncated), so no member hangs. */
-      if (MPI_Recv(drop ? &sink : st->gathered.p + off + at, drop ? 0 : n, MPI_BYTE, i,
-                   TSR__WIRE_TAG_BUNDLE, st->ccomm, MPI_STATUS_IGNORE) != MPI_SUCCESS &&
-          !drop)
-        rc = TSR_EMPI;
-    }
-    if (segs) segs[i] = (bytes){st->gathered.p + off, st->lens[i], st->lens[i]};
-    off += st->lens[i];
+  if (one_bundle(st, &rc)) {
+    st->stage.len = 0;
+    return rc;
   }
+  /* The general case: gather the members' areas, then sort their messages
+   * into one bundle (or more) per server. */
+  int64_t total = 0;
+  for (int i = 1; i < st->csize; i++) total += st->lens[3 * i];
+  bytes *segs = calloc((size_t)st->csize, sizeof *segs);
+  int drop = !segs || grow(&st->gathered, total) != 0;
+  if (drop) rc = TSR_ENOMEM;
+  int r = take_members(st, drop ? NULL : st->gathered.p);
+  if (!rc) rc = r;
   if (!rc) {
     segs[0] = st->stage;
+    int64_t off = 0;
+    for (int i = 1; i < st->csize; i++) {
+      int64_t len = st->lens[3 * i];
+      segs[i] = (bytes){st->gathered.p + off, len, len};
+      off += len;
+    }
     rc = forward(st, segs, st->csize);
   }
   free(segs);
@@ -507,7 +555,7 @@ int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64
     MPI_Comm_size(st->ccomm, &st->csize);
     mine = rank;
     MPI_Bcast(&mine, 1, MPI_INT, 0, st->ccomm);
-    st->lens = calloc((size_t)st->csize, sizeof *st->lens);
+    st->lens = calloc((size_t)st->csize * 3, sizeof *st->lens);
     if (!st->lens) rc = TSR_ENOMEM;
   }
   if (MPI_Allgather(&mine, 1, MPI_INT, conc_of, 1, MPI_INT, comm) != MPI_SUCCESS) rc = TSR_EMPI;
