@@ -12,7 +12,9 @@
  * areas (MPI point-to-point on the group's communicator: a memory copy
  * within a node) and forwards, per server, one *bundle* (a count, then the
  * messages with their envelopes, in the order each member made them) by the
- * inner transport, tag TSR__WIRE_TAG_BUNDLE. Bundles are cut at the
+ * inner transport, tag TSR__WIRE_TAG_BUNDLE (when all go to one server, the
+ * common case, the members' areas are received straight into the bundle,
+ * whose layout they already have). Bundles are cut at the
  * servers' message bound (server_buffer_bytes/4) and held until sent; the
  * concentrator holds at most buffer_bytes of them in flight and otherwise
  * waits (the back-pressure the ring gives without concentrators).
