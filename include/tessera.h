@@ -487,6 +487,9 @@ typedef struct {
   int64_t server_bytes_sent; /**< bytes this model rank handed to the I/O servers
                                   (messages with their headers; halved for double data
                                   with precision=float) */
+  int64_t server_msgs_received; /**< most messages any I/O server received from model ranks
+                                     since tsr_init (with concentrators: their bundles),
+                                     known when server_writer_s is */
 } tsr_stats;
 
 /** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL. */

@@ -32,11 +32,11 @@
 typedef struct {
   int64_t nx, ny, nz;
   int nvars, steps, every, sweeps, groups, tasks, keep, repeat;
-  char backend[16], dir[400], only[64];
+  char backend[16], dir[400], only[64], conc[32];
 } options;
 
 typedef struct {
-  double wall, compute, blocked, blocked_put, drain, memcpy_s, sent;
+  double wall, compute, blocked, blocked_put, drain, memcpy_s, sent, msgs;
   int frames, model_ranks;
   double med_blocked, med_put, med_memcpy; /* per frame: median over frames, max over ranks */
 } result;
@@ -58,7 +58,8 @@ static void usage(void) {
   fprintf(stderr,
           "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
           "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
-          "       --only servers|serial|direct|rma|f64|f32 --repeat R] [--version] [--help]\n");
+          "       --only servers|serial|direct|rma|f64|f32|conc --repeat R\n"
+          "       --concentrators per_node|N] [--version] [--help]\n");
 }
 
 /* A whole decimal int in [lo, INT_MAX]; -1 otherwise. */
@@ -73,9 +74,9 @@ static int parse_int(const char *v, int lo) {
 /* Options through getopt_long (long names only). Every rank parses; the
  * caller prints the usage once. Returns 0, or -1 with a message in err. */
 static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
-  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, 1, "netcdf", ".", ""};
+  *o = (options){192, 192, 20, 4, 16, 2, 4, 1, 1, 0, 1, "netcdf", ".", "", ""};
   enum { O_NX = 256, O_NY, O_NZ, O_VARS, O_STEPS, O_EVERY, O_SWEEPS, O_GROUPS, O_TASKS,
-         O_BACKEND, O_DIR, O_ONLY, O_KEEP, O_REPEAT };
+         O_BACKEND, O_DIR, O_ONLY, O_KEEP, O_REPEAT, O_CONC };
   static const struct option longopts[] = {
       {"nx", required_argument, NULL, O_NX},         {"ny", required_argument, NULL, O_NY},
       {"nz", required_argument, NULL, O_NZ},         {"vars", required_argument, NULL, O_VARS},
@@ -84,7 +85,7 @@ static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
       {"tasks", required_argument, NULL, O_TASKS},   {"backend", required_argument, NULL, O_BACKEND},
       {"dir", required_argument, NULL, O_DIR},       {"only", required_argument, NULL, O_ONLY},
       {"keep", no_argument, NULL, O_KEEP},           {"repeat", required_argument, NULL, O_REPEAT},
-      {NULL, 0, NULL, 0}};
+      {"concentrators", required_argument, NULL, O_CONC}, {NULL, 0, NULL, 0}};
   opterr = 0; /* messages come from rank 0 only, below */
   optind = 1;
   int c, idx;
@@ -111,6 +112,7 @@ static int parse(int argc, char **argv, options *o, char *err, size_t errlen) {
     case O_BACKEND: snprintf(o->backend, sizeof o->backend, "%s", optarg); continue;
     case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); continue;
     case O_ONLY: snprintf(o->only, sizeof o->only, "%s", optarg); continue;
+    case O_CONC: snprintf(o->conc, sizeof o->conc, "%s", optarg); continue;
     case O_KEEP: o->keep = 1; continue;
     default:
       snprintf(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
@@ -199,15 +201,33 @@ static int output(tsr_ctx *ctx, const options *o, const char *strategy, int fram
   return rc ? rc : rc2;
 }
 
+/* Servers: every file closed so far is finished and its servers' notes
+ * are in (a flush waits for them), so tsr_get_stats then knows how many
+ * messages the busiest server received. A tiny file, flushed and closed. */
+static void settle(tsr_ctx *ctx, const options *o, const char *strategy) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/sb_%s_settle.nc", o->dir, strategy);
+  tsr_file *f;
+  int dx, v;
+  if (tsr_create(ctx, path, NULL, &f)) return;
+  tsr_def_dim(f, "x", 1, &dx);
+  tsr_def_var(f, "s", TSR_INT, 1, &dx, &v);
+  if (!tsr_enddef(f)) tsr_flush(f);
+  tsr_close(&f);
+}
+
 static int run(const options *o, const char *strategy, result *r) {
   memset(r, 0, sizeof *r);
   char hints[256];
   int f64 = !strcmp(strategy, "f64") || !strcmp(strategy, "f32");
-  if (!strcmp(strategy, "servers") || !strcmp(strategy, "rma") || f64)
+  int conc = !strcmp(strategy, "conc");
+  int servers = !strcmp(strategy, "servers") || !strcmp(strategy, "rma") || f64 || conc;
+  if (servers)
     snprintf(hints, sizeof hints,
-             "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s%s", o->groups,
+             "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s%s%s%s", o->groups,
              o->tasks, o->backend, strcmp(strategy, "rma") ? "p2p" : "rma",
-             strcmp(strategy, "f32") ? "" : ":precision=float");
+             strcmp(strategy, "f32") ? "" : ":precision=float", conc ? ":concentrators=" : "",
+             conc ? o->conc : "");
   else
     snprintf(hints, sizeof hints, "strategy=%s", strategy);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -215,7 +235,7 @@ static int run(const options *o, const char *strategy, result *r) {
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
   int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
-  double mine[11] = {0};
+  double mine[12] = {0};
   if (!rc && model != MPI_COMM_NULL) {
     tile t = my_tile(o, model);
     size_t bytes = (size_t)t.elems * sizeof(float);
@@ -264,8 +284,12 @@ static int run(const options *o, const char *strategy, result *r) {
     }
     double end_compute = MPI_Wtime();
     tsr_decomp_free(&d);
+    if (servers) settle(ctx, o, strategy); /* part of the drain */
     tsr_stats sts;
-    if (tsr_get_stats(ctx, &sts) == 0) mine[10] = (double)sts.server_bytes_sent;
+    if (tsr_get_stats(ctx, &sts) == 0) {
+      mine[10] = (double)sts.server_bytes_sent;
+      mine[11] = (double)sts.server_msgs_received;
+    }
     int rf = tsr_finalize(&ctx); /* servers: waits until every file is on disk */
     if (!rc) rc = rf;
     mine[0] = compute_s;
@@ -287,21 +311,24 @@ static int run(const options *o, const char *strategy, result *r) {
     free(warm);
     MPI_Comm_free(&model);
   }
-  double wall = MPI_Wtime() - t_start, maxs[11], sums[11];
-  MPI_Allreduce(mine, maxs, 11, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(mine, sums, 11, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double wall = MPI_Wtime() - t_start, maxs[12], sums[12];
+  MPI_Allreduce(mine, maxs, 12, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, sums, 12, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *r = (result){wall,         maxs[0], maxs[1], maxs[2],  maxs[3], maxs[4], sums[10],
-                (int)maxs[6], (int)sums[7], maxs[5], maxs[8], maxs[9]};
+  *r = (result){wall,    maxs[0],      maxs[1],      maxs[2], maxs[3], maxs[4], sums[10],
+                maxs[11], (int)maxs[6], (int)sums[7], maxs[5], maxs[8], maxs[9]};
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (!o->keep && rank == 0)
+  if (!o->keep && rank == 0) {
+    char path[512];
     for (int fr = 0; fr < r->frames; fr++) {
-      char path[512];
       snprintf(path, sizeof path, "%s/sb_%s_%03d.nc", o->dir, strategy, fr);
       unlink(path);
     }
+    snprintf(path, sizeof path, "%s/sb_%s_settle.nc", o->dir, strategy);
+    unlink(path);
+  }
   return rc;
 }
 
@@ -336,20 +363,23 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  /* rma: strategy=servers with transport=rma. */
-  enum { NS = 6, RMA = 3, F64 = 4, F32 = 5, MAXREP = 64 };
-  const char *names[NS] = {"servers", "serial", "direct", "rma", "f64", "f32"};
+  /* rma: strategy=servers with transport=rma; conc: with concentrators
+   * (only with --concentrators). */
+  enum { NS = 7, RMA = 3, F64 = 4, F32 = 5, CONC = 6, NT = 3, MAXREP = 64 };
+  const char *names[NS] = {"servers", "serial", "direct", "rma", "f64", "f32", "conc"};
   result r[NS];
-  int ok[NS] = {0, 0, 0, 0, 0, 0}, failed = 0;
+  int ok[NS] = {0, 0, 0, 0, 0, 0, 0}, failed = 0;
   int reps = o.repeat < 1 ? 1 : o.repeat > MAXREP ? MAXREP : o.repeat;
   /* Per run of each transport: blocked/memcpy and tsr_put/memcpy (medians
    * over frames), compute time. */
-  double ratio[2][MAXREP], putr[2][MAXREP], comp[2][MAXREP];
-  int nrep[2] = {0, 0};
+  double ratio[NT][MAXREP], putr[NT][MAXREP], comp[NT][MAXREP], wall[NT][MAXREP];
+  double msgs[NT][MAXREP];
+  int nrep[NT] = {0, 0, 0};
   for (int rep = 0; rep < reps; rep++)
     for (int s = 0; s < NS; s++) {
-      int transport = s == 0 ? 0 : s == RMA ? 1 : -1;
+      int transport = s == 0 ? 0 : s == RMA ? 1 : s == CONC ? 2 : -1;
       if (o.only[0] && strcmp(o.only, names[s])) continue;
+      if (s == CONC && !o.conc[0]) continue;
       if (transport < 0 && rep > 0) continue; /* serial, direct, f64, f32: once */
       int rc = run(&o, names[s], &r[s]);
       ok[s] = rc == 0;
@@ -360,6 +390,8 @@ int main(int argc, char **argv) {
         ratio[transport][k] = r[s].med_blocked / r[s].med_memcpy;
         putr[transport][k] = r[s].med_put / r[s].med_memcpy;
         comp[transport][k] = r[s].compute;
+        wall[transport][k] = r[s].wall;
+        msgs[transport][k] = r[s].msgs;
       }
     }
   if (rank == 0) {
@@ -388,18 +420,41 @@ int main(int argc, char **argv) {
              cp > 0 ? r[0].blocked_put / fr / cp : 0, mc > 0 ? r[0].med_put / mc : 0);
     }
     /* Side by side: the transports over every run (median [min..max]). */
-    for (int tr = 0; tr < 2; tr++) {
+    for (int tr = 0; tr < NT; tr++) {
       int n = nrep[tr];
       if (!n) continue;
-      double a[MAXREP], b[MAXREP], c[MAXREP];
+      double a[MAXREP], b[MAXREP], c[MAXREP], w[MAXREP], m[MAXREP];
       memcpy(a, ratio[tr], (size_t)n * sizeof *a);
       memcpy(b, putr[tr], (size_t)n * sizeof *b);
       memcpy(c, comp[tr], (size_t)n * sizeof *c);
-      double ma = median(a, n), mbm = median(b, n), mcm = median(c, n);
-      printf("transport=%s: %d runs: blocked/memcpy per frame median %.2f [%.2f..%.2f], "
-             "tsr_put/memcpy %.2f [%.2f..%.2f], compute_s %.3f [%.3f..%.3f]\n",
-             tr ? "rma" : "p2p", n, ma, a[0], a[n - 1], mbm, b[0], b[n - 1], mcm, c[0],
-             c[n - 1]);
+      memcpy(w, wall[tr], (size_t)n * sizeof *w);
+      memcpy(m, msgs[tr], (size_t)n * sizeof *m);
+      double ma = median(a, n), mbm = median(b, n), mcm = median(c, n), mw = median(w, n);
+      double mm = median(m, n);
+      char label[64];
+      snprintf(label, sizeof label, "%s", tr == 0 ? "transport=p2p" : tr == 1 ? "transport=rma"
+                                                                             : "concentrators=");
+      if (tr == 2) snprintf(label, sizeof label, "concentrators=%s", o.conc);
+      printf("%s: %d runs: blocked/memcpy per frame median %.2f [%.2f..%.2f], "
+             "tsr_put/memcpy %.2f [%.2f..%.2f], compute_s %.3f [%.3f..%.3f], wall_s %.3f "
+             "[%.3f..%.3f], messages received by the busiest server %.0f [%.0f..%.0f]\n",
+             label, n, ma, a[0], a[n - 1], mbm, b[0], b[n - 1], mcm, c[0], c[n - 1], mw, w[0],
+             w[n - 1], mm, m[0], m[n - 1]);
+    }
+    if (nrep[0] && nrep[2]) {
+      double a[MAXREP], b[MAXREP], m0[MAXREP], m2[MAXREP], w0[MAXREP], w2[MAXREP];
+      memcpy(a, ratio[0], (size_t)nrep[0] * sizeof *a);
+      memcpy(b, ratio[2], (size_t)nrep[2] * sizeof *b);
+      memcpy(m0, msgs[0], (size_t)nrep[0] * sizeof *m0);
+      memcpy(m2, msgs[2], (size_t)nrep[2] * sizeof *m2);
+      memcpy(w0, wall[0], (size_t)nrep[0] * sizeof *w0);
+      memcpy(w2, wall[2], (size_t)nrep[2] * sizeof *w2);
+      double mb0 = median(a, nrep[0]), mb2 = median(b, nrep[2]);
+      double mm0 = median(m0, nrep[0]), mm2 = median(m2, nrep[2]);
+      double mw0 = median(w0, nrep[0]), mw2 = median(w2, nrep[2]);
+      printf("concentrators=%s vs none (medians): messages per server %.3f, blocked/frame %.2f, "
+             "wall %.2f\n",
+             o.conc, mm0 > 0 ? mm2 / mm0 : 0, mb0 > 0 ? mb2 / mb0 : 0, mw0 > 0 ? mw2 / mw0 : 0);
     }
     /* Bytes handed to the servers per frame, all model ranks together. */
     for (int s = 0; s < NS; s++)

@@ -126,6 +126,7 @@ static const key_info keys[] = {
     {"grib_packing", TSR__H_GRIB_PACKING, T_CHOICE, FIELD(grib_packing_ccsds), packing_choices, 0, NULL, 0},
     {"transport", TSR__H_TRANSPORT, T_NAME, FIELD(transport), NULL, 0, &transports, 0},
     {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL, 1024, NULL, 1},
+    {"concentrators", TSR__H_CONCENTRATORS, T_CODEC, FIELD(concentrators), NULL, 0, NULL, 0},
     {"precision", TSR__H_PRECISION, T_CHOICE, FIELD(precision_float), precision_choices, 0, NULL, 0},
     {"null_delay_ms", TSR__H_NULL_DELAY, T_INT, FIELD(null_delay_ms), NULL, 0, NULL, 0},
     {"stage_dir", TSR__H_STAGE_DIR, T_PATH, FIELD(stage_dir), NULL, 0, NULL, 0},
@@ -138,7 +139,8 @@ static const key_info keys[] = {
 static const struct {
   uint64_t bit;
   const tsr__hint_codec *codec;
-} codecs[] = {{TSR__H_QUANTIZE, &tsr__hint_quantize}, {TSR__H_CHUNKS, &tsr__hint_chunks}};
+} codecs[] = {{TSR__H_QUANTIZE, &tsr__hint_quantize}, {TSR__H_CHUNKS, &tsr__hint_chunks},
+               {TSR__H_CONCENTRATORS, &tsr__hint_concentrators}};
 
 static const tsr__hint_codec *codec_of(const key_info *k) {
   for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
@@ -148,7 +150,8 @@ static const tsr__hint_codec *codec_of(const key_info *k) {
 
 /* Keys that must be the same for every file: servers exist before any file. */
 static const uint64_t layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
-                                       TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER};
+                                       TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER,
+                                       TSR__H_CONCENTRATORS};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])
 
 /* MPI-IO (ROMIO, Cray MPICH) and PnetCDF hints passed to MPI_Info verbatim. */

@@ -63,6 +63,7 @@ typedef struct {
 #define TSR__H_STAGE_DIR (1ull << 29)
 #define TSR__H_STAGE_MIN (1ull << 30)
 #define TSR__H_STAGE_DRAIN (1ull << 31)
+#define TSR__H_CONCENTRATORS (1ull << 32)
 
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
@@ -121,6 +122,9 @@ typedef struct tsr__hints {
                                   server's memory for data in flight (tsr_init only) */
   int precision_float;         /* precision= native (0, default) | float (1): double memory
                                   put into float variables is converted before the hand-off */
+  int concentrators;           /* concentrators= per_node (-1) | N >= 1; 0 (default) = none:
+                                  model ranks hand their messages to one concentrator per
+                                  node or per N ranks, which forwards them (tsr_init only) */
   int null_delay_ms;           /* null_delay_ms= N >= 0: the null backend sleeps N ms per
                                   block (a slow backend for tests) */
   char stage_dir[256];         /* stage_dir= PATH of a fast tier: files are written there and

@@ -109,3 +109,27 @@ const tsr__hint_codec tsr__hint_chunks = {
     chunks_parse, chunks_format,
     "auto, contiguous or chunk lengths of the last dimensions such as 1x64x64 (up to 8, each >= 1)",
     0};
+
+/* concentrators=per_node | N (N >= 1 model ranks per concentrator); 0 and
+ * anything else are errors (no concentrators is the hint left out). */
+static int conc_parse(const char *text, void *field) {
+  int *c = field;
+  int64_t v;
+  const char *end;
+  if (strcmp(text, "per_node") == 0) {
+    *c = -1;
+    return 0;
+  }
+  if (parse_count(text, &end, INT32_MAX, &v) || *end != '\0' || v < 1) return -1;
+  *c = (int)v;
+  return 0;
+}
+
+static void conc_format(const void *field, char *buf, size_t cap) {
+  int c = *(const int *)field;
+  if (c < 0) snprintf(buf, cap, "per_node");
+  else snprintf(buf, cap, "%d", c);
+}
+
+const tsr__hint_codec tsr__hint_concentrators = {
+    conc_parse, conc_format, "per_node or a number of model ranks per concentrator (>= 1)", 0};

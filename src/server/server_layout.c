@@ -32,6 +32,10 @@ static int check_layout(const tsr__hints *h, int size, tsr__srv_layout *L) {
     TSR_LOG("io_tasks=%d exceeds the %d model ranks", T, L->M);
     return TSR_ESERVERS;
   }
+  if (h->concentrators > L->M) { /* a group larger than the model: a hint error */
+    TSR_LOG("concentrators=%d: more than the %d model ranks", h->concentrators, L->M);
+    return TSR_EHINT;
+  }
   return 0;
 }
 
@@ -77,6 +81,12 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   if (L.wcomm != MPI_COMM_NULL) {
     int r = tsr__transport_init(&tp, h->transport, L.wcomm, server);
     if (!rc) rc = r;
+    /* Concentrators: a layer over the transport (collective too). */
+    if (h->concentrators && tp.ops) {
+      r = tsr__transport_concentrate(&tp, h->concentrators, h->buffer_bytes,
+                                     h->server_buffer_bytes / 4);
+      if (!rc) rc = r;
+    }
   }
   if (!rc && !server) /* the ring: buffer_bytes per model rank */
     rc = tsr__srv_client_new(&L, index, h->buffer_bytes, &tp, &cl);
@@ -108,6 +118,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   /* The root's op stream comes from model rank 0, which is also the first
    * client of task 0 and the only sender of replicated data. */
   s.c0 = tsr__srv_model_rank(&L, s.blo);
+  s.tp.nrecv = &s.msgs; /* messages received, for the statistics */
   *is_server = 1;
   rc = tsr__srv_serve(&s);
   if (rc) TSR_LOG("server %d: %s", s.index, tsr_errname(rc));

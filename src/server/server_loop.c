@@ -32,6 +32,7 @@ static void reply(tsr__srv_server *s, int how, int kind, int file, int status,
   r->writer_s = tsr__srv_writer_total(s);
   tsr__srv_note_memory(s);
   r->peak_bytes = s->peak;
+  r->msgs = s->msgs;
   r->outputs = s->nopen;
   r->span_s = s->nopen ? s->t_last_open - s->t_first_open : 0;
   r->life_s = s->nopen ? MPI_Wtime() - s->t_first_open : 0;

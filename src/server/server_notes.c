@@ -92,6 +92,7 @@ static int take_note(tsr__srv_client *cl, int block, int *rc) {
   if ((*rc = tsr__tp_recv(&cl->tp, info.src, TSR__WIRE_TAG_NOTE, &r, sizeof r))) return 0;
   if (r.writer_s > cl->server_writer_s) cl->server_writer_s = r.writer_s;
   if (r.peak_bytes > cl->server_peak) cl->server_peak = r.peak_bytes;
+  if (r.msgs > cl->server_msgs) cl->server_msgs = r.msgs;
   if (r.file < 0 || r.file >= cl->ntracks) return 1;
   tsr__srv_track *t = &cl->tracks[r.file];
   t->received++;

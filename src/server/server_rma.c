@@ -324,6 +324,7 @@ static int rma_recv(const tsr__transport *tp, int src, int tag, void *buf, int64
   desc d;
   memcpy(&d, p->msg, sizeof d);
   int rc = 0, from = p->src;
+  if (tp->nrecv) ++*tp->nrecv;
   if (buf && d.len > len) {
     rc = TSR_EMPI; /* as MPI's truncation error */
   } else if (buf && !d.addr) {

@@ -17,7 +17,7 @@
 
 #include "server/server_client.h"
 
-enum { F_WRITER, F_OUTPUTS, F_SPAN, F_LIFE, F_PEAK, NF };
+enum { F_WRITER, F_OUTPUTS, F_SPAN, F_LIFE, F_PEAK, F_MSGS, NF };
 
 struct tsr__srv_sizing {
   int G;
@@ -39,7 +39,8 @@ int tsr__srv_sizing_new(tsr__srv_client *cl) {
 void tsr__srv_sizing_add(tsr__srv_client *cl, int g, const tsr__wire_reply *r) {
   tsr__srv_sizing *z = cl->sizing;
   if (!z || g < 0 || g >= z->G) return;
-  double v[NF] = {r->writer_s, r->outputs, r->span_s, r->life_s, (double)r->peak_bytes};
+  double v[NF] = {r->writer_s, r->outputs, r->span_s, r->life_s, (double)r->peak_bytes,
+                  (double)r->msgs};
   for (int i = 0; i < NF; i++)
     if (v[i] > z->f[g * NF + i]) z->f[g * NF + i] = v[i];
 }
@@ -77,8 +78,8 @@ void tsr__srv_sizing_report(tsr__srv_client *cl, MPI_Comm comm, double blocked_s
       double b = busy_of(f), out = f[F_OUTPUTS];
       double between = out >= 2 ? f[F_SPAN] / (out - 1) : f[F_LIFE];
       printf("tessera servers: group %d: %.0f outputs, writer %.3f s per output, %.3f s between "
-             "outputs: busy %.0f%%, peak memory %.0f bytes\n",
-             g, out, out > 0 ? f[F_WRITER] / out : 0, between, 100 * b, f[F_PEAK]);
+             "outputs: busy %.0f%%, peak memory %.0f bytes, %.0f messages received\n",
+             g, out, out > 0 ? f[F_WRITER] / out : 0, between, 100 * b, f[F_PEAK], f[F_MSGS]);
       sum += b;
       if (b > busiest) {
         busiest = b;

@@ -48,6 +48,7 @@ typedef struct {
    * backend's buffer of each file is held to bound/2. */
   int64_t bound, chunk;
   int64_t peak; /* most memory held in the server's buffers for data in flight */
+  int64_t msgs; /* messages received from model ranks (concentrators: bundles) */
   int nopen;                   /* files opened (outputs), for the sizing report */
   double t_first_open, t_last_open;
   tsr__outbox out;      /* replies in flight */

@@ -84,10 +84,12 @@ static int p2p_recv(const tsr__transport *tp, int src, int tag, void *buf, int64
   MPI_Comm comm = tp->comm;
   if (!buf) { /* drop: a zero-byte receive consumes the message (truncated) */
     char none;
+    if (tp->nrecv) ++*tp->nrecv;
     MPI_Recv(&none, 0, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
     return 0;
   }
   if (len > INT_MAX) return TSR_ETOOBIG;
+  if (tp->nrecv) ++*tp->nrecv;
   return MPI_Recv(buf, (int)len, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
              ? 0
              : TSR_EMPI;

@@ -1,8 +1,9 @@
 /* How bytes move between model ranks and I/O servers. A transport is a row
  * of a small table (server_transport.c): `p2p` (MPI point-to-point on the
  * private model<->server communicator, the default) and `rma` (servers
- * fetch the model's ring through an MPI window, server_rma.c); node
- * concentrators would be one more row with the same ops. Nothing above this file calls MPI to move model<->server messages;
+ * fetch the model's ring through an MPI window, server_rma.c). Node
+ * concentrators (server_conc.c) are a layer with the same ops over either
+ * row. Nothing above this file calls MPI to move model<->server messages;
  * the server loop, the writer and the model side's ring call the ops through
  * the tsr__tp_* functions below.
  *
@@ -61,6 +62,10 @@ typedef struct tsr__transport_ops {
   /* Receive the next message from @p src with @p tag: exactly @p len bytes
    * into @p buf; buf NULL drops the message whatever its size. */
   int (*recv)(const tsr__transport *tp, int src, int tag, void *buf, int64_t len);
+  /* Model side, collective over the model ranks, at the end of every op
+   * that hands messages over: messages held back so far go out
+   * (concentrators; optional: NULL for transports that send at once). */
+  int (*commit)(const tsr__transport *tp);
 } tsr__transport_ops;
 
 struct tsr__transport {
@@ -68,17 +73,28 @@ struct tsr__transport {
   MPI_Comm comm; /* the private model<->server communicator (not owned) */
   int is_server; /* which side this rank is on */
   void *state;   /* the transport's own (rma: window, counters, descriptors) */
+  int64_t *nrecv; /* optional: counts the messages this rank receives (servers' statistics) */
 };
 
 /* The rows (server_transport.c: p2p; server_rma.c: rma). */
 extern const tsr__transport_ops tsr__transport_p2p;
 extern const tsr__transport_ops tsr__transport_rma;
+/* The concentrators' layer (server_conc.c): not a name of the table. */
+extern const tsr__transport_ops tsr__transport_conc;
 
 /* Bind @p tp to the transport named @p name ("" = the default, p2p) over
  * @p comm. Collective over @p comm: every model rank and server calls it
  * with the same name. 0, TSR_EHINT for a name not in the table, TSR_EMPI or
  * TSR_ENOMEM when its setup failed. */
 int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server);
+/* Concentrators (the concentrators hint): put the layer of server_conc.c
+ * over the bound @p tp. @p per: -1 one concentrator per node (the model
+ * ranks of MPI_Comm_split_type SHARED), N >= 1 one per N consecutive model
+ * ranks; @p limit: bytes a concentrator keeps in flight (buffer_bytes);
+ * @p chunk: the largest bundle a server accepts (0 = any). Collective over
+ * the transport's communicator, like tsr__transport_init; on failure the
+ * layer stays bound so that tsr__transport_free still matches. */
+int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64_t chunk);
 /* Collective over the transport's communicator; accepts an unbound @p tp. */
 void tsr__transport_free(tsr__transport *tp);
 /* The hint parser's questions (core/hints.c): is the first @p n bytes of
@@ -116,6 +132,10 @@ static inline int tsr__tp_wait(const tsr__transport *tp, int src, int tag, int i
 static inline int tsr__tp_recv(const tsr__transport *tp, int src, int tag, void *buf,
                                int64_t len) {
   return tp->ops->recv(tp, src, tag, buf, len);
+}
+
+static inline int tsr__tp_commit(const tsr__transport *tp) {
+  return tp->ops && tp->ops->commit ? tp->ops->commit(tp) : 0;
 }
 
 /* A reusable receive buffer: grown on demand, never shrunk (first touch of

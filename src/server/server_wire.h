@@ -23,7 +23,8 @@ enum {
   TSR__WIRE_TAG_HDR = 7101,  /* client -> server: an op header (+ payload) */
   TSR__WIRE_TAG_DATA = 7102, /* client -> root: one piece of a tile (serial backends) */
   TSR__WIRE_TAG_ACK = 7103,  /* server -> first client: flush / finalize done */
-  TSR__WIRE_TAG_NOTE = 7104  /* server -> model rank 0: a file is finished */
+  TSR__WIRE_TAG_NOTE = 7104, /* server -> model rank 0: a file is finished */
+  TSR__WIRE_TAG_BUNDLE = 7105 /* concentrator -> server: members' messages (server_conc.c) */
 };
 
 /* Message kinds (tsr__wire_hdr.op); the server loop dispatches on them. */
@@ -74,6 +75,7 @@ typedef struct {
   int32_t server;  /* server index g*T + t */
   double writer_s; /* the server's writer time since tsr_init */
   int64_t peak_bytes; /* the most memory the server held for data in flight since tsr_init */
+  int64_t msgs;       /* messages the server received from model ranks since tsr_init */
   /* For the sizing report (FINAL): files opened, seconds from the first to
    * the last OPEN, and from the first OPEN to now. */
   int32_t outputs, pad_;

@@ -30,6 +30,14 @@ static void free_state(tsr_file *f) {
   f->sdata = NULL;
 }
 
+/* The end of an op that handed messages over: concentrators forward what
+ * their group handed over (collective over the model ranks, which all make
+ * every op; nothing for transports that send at once). */
+static int commit(tsr__srv_client *cl, int rc) {
+  int c = tsr__tp_commit(&cl->tp);
+  return rc ? rc : c;
+}
+
 static int stats_on(void) {
   const tsr__stats_env_t *env = tsr__stats_env();
   return env->text || env->file != NULL;
@@ -88,6 +96,7 @@ static int v_enddef(tsr_file *f) {
     if (rc) tsr__ring_cancel(&cl->ring);
     else rc = tsr__ring_send(&cl->ring, off, len, cf->server, TSR__WIRE_TAG_HDR);
   }
+  rc = commit(cl, rc);
   if (!rc) tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
   return rc;
 }
@@ -128,7 +137,7 @@ static int put_any(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, c
     h.count[i] = d->tile.count[i];
   }
   size_t es = tsr__type_size(f->schema.vars[varid].type);
-  int rc = tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es, f64);
+  int rc = commit(cl, tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es, f64));
   count_frame(f, cf, varid, frame);
   tsr__fstats_buffer(&f->st, tsr__ring_used(&cl->ring));
   f->ctx->stats.server_bytes_sent = cl->ring.sent;
@@ -152,7 +161,7 @@ static int v_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) 
   tsr__srv_client *cl = f->ctx->servers;
   tsr__srv_cfile *cf = f->sdata;
   count_frame(f, cf, varid, frame);
-  if (cl->m != 0) return 0;
+  if (cl->m != 0) return commit(cl, 0);
   int64_t bytes = tsr__var_frame_elems(&f->schema, varid) *
                   (int64_t)tsr__type_size(f->schema.vars[varid].type);
   tsr__wire_hdr h;
@@ -161,7 +170,7 @@ static int v_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) 
   h.file = cf->id;
   h.varid = varid;
   h.frame = frame;
-  int rc = tsr__srv_handoff_global(cl, cf, &h, buf, bytes);
+  int rc = commit(cl, tsr__srv_handoff_global(cl, cf, &h, buf, bytes));
   return rc ? rc : earlier_error(f, TSR__NOTES_NOW); /* handed over first, as in put_any */
 }
 
@@ -173,6 +182,7 @@ static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
   if (rc) return TSR_EMPI;
   if (r->writer_s > cl->server_writer_s) cl->server_writer_s = r->writer_s;
   if (r->peak_bytes > cl->server_peak) cl->server_peak = r->peak_bytes;
+  if (r->msgs > cl->server_msgs) cl->server_msgs = r->msgs;
   return 0;
 }
 
@@ -180,12 +190,15 @@ static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
  * peak heard of (a peak below 2^53 bytes travels exactly as a double). */
 static void share_writer_time(tsr_ctx *ctx) {
   tsr__srv_client *cl = ctx->servers;
-  double mine[2] = {cl->server_writer_s, (double)cl->server_peak}, all[2];
-  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  double mine[3] = {cl->server_writer_s, (double)cl->server_peak, (double)cl->server_msgs},
+         all[3];
+  MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, ctx->comm);
   cl->server_writer_s = all[0];
   cl->server_peak = (int64_t)all[1];
   ctx->stats.server_writer_s = all[0];
   ctx->stats.server_peak_bytes = cl->server_peak;
+  cl->server_msgs = (int64_t)all[2];
+  ctx->stats.server_msgs_received = cl->server_msgs;
 }
 
 /* Flush: this file's data reaches its file, and every file closed before is
@@ -194,9 +207,10 @@ static int v_flush(tsr_file *f) {
   tsr__srv_client *cl = f->ctx->servers;
   tsr__srv_cfile *cf = f->sdata;
   int rc = 0;
+  if (cf->first) rc = tsr__srv_send_control(cl, TSR__WIRE_FLUSH, cf->id, cf->server);
+  rc = commit(cl, rc);
   if (cf->first) {
     tsr__wire_reply r;
-    rc = tsr__srv_send_control(cl, TSR__WIRE_FLUSH, cf->id, cf->server);
     if (!rc) rc = wait_ack(cl, cf->server, &r);
     if (!rc && r.status) {
       rc = r.status;
@@ -219,7 +233,8 @@ static int v_flush(tsr_file *f) {
 static int v_close(tsr_file *f) {
   tsr__srv_client *cl = f->ctx->servers;
   tsr__srv_cfile *cf = f->sdata;
-  int rc = cf->first ? tsr__srv_send_control(cl, TSR__WIRE_CLOSE, cf->id, cf->server) : 0;
+  int rc = commit(cl, cf->first ? tsr__srv_send_control(cl, TSR__WIRE_CLOSE, cf->id, cf->server)
+                                : 0);
   if (cf->stream >= 0 && cf->frames == 0) tsr__srv_stream_add(cl, cf->stream, 1);
   if (cl->m == 0) tsr__srv_track_close(cl, cf->id);
   tsr__ring_progress(&cl->ring, 0);
@@ -233,6 +248,8 @@ static int v_close(tsr_file *f) {
     f->ctx->stats.server_writer_s = cl->server_writer_s;
   if (cl->server_peak > f->ctx->stats.server_peak_bytes)
     f->ctx->stats.server_peak_bytes = cl->server_peak;
+  if (cl->server_msgs > f->ctx->stats.server_msgs_received)
+    f->ctx->stats.server_msgs_received = cl->server_msgs;
   free_state(f);
   return rc ? rc : earlier;
 }
@@ -272,6 +289,7 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
     int r = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
     if (!rc) rc = r;
   }
+  rc = commit(cl, rc);
   int r2 = tsr__ring_progress(&cl->ring, 1);
   if (!rc) rc = r2;
   if (stats_on()) tsr__srv_sizing_new(cl); /* without memory the report is skipped (agreed) */

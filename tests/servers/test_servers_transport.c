@@ -18,28 +18,67 @@
  *   (precision=float), and through strategy=serial (converted by the API):
  *   every value equals the C cast (float)x of the double put, the two server
  *   files are byte-identical, and precision=float hands over exactly 4 bytes
- *   less per value. */
+ *   less per value.
+ * - conc: concentrators (per node, per 1 and per 2 model ranks; with either
+ *   transport; with bounded servers, so bundles are cut) byte for byte
+ *   against the default, for the layouts above and for NetCDF-4 written by
+ *   one server and by two (parallel HDF5; there without the bounded
+ *   variants: cutting tiles into parts changes how HDF5 allocates the file
+ *   whatever the transport); bad values (0, junk, more than the model ranks)
+ *   are TSR_EHINT on every rank; with one concentrator for all model ranks
+ *   the server receives fewer messages than without (at 3 ranks and more:
+ *   with one model rank both send one message per op). */
 #include "srv_fields.h"
 #include "../c/test_util.h"
 
 typedef struct {
   int G, T;
   const char *extra;
+  const char *backend; /* NULL: netcdf for T = 1, pnetcdf for T > 1 */
 } config;
 static const config CONFIGS[] = {
-    {1, 1, ":slab_bytes=1k"},
-    {2, 1, ":buffer_bytes=4k"},
-    {1, 2, ""},
-    {2, 2, ":buffer_bytes=2k"},
+    {1, 1, ":slab_bytes=1k", NULL},
+    {2, 1, ":buffer_bytes=4k", NULL},
+    {1, 2, "", NULL},
+    {2, 2, ":buffer_bytes=2k", NULL},
 };
 enum { NCONFIGS = sizeof CONFIGS / sizeof CONFIGS[0] };
+/* Scenario conc: the layouts above, and the NetCDF-4 backend written by one
+ * server (serial) and by a group of two (parallel HDF5). */
+static const config CONC_CONFIGS[] = {
+    {1, 1, ":slab_bytes=1k", NULL},
+    {2, 1, ":buffer_bytes=4k", NULL},
+    {1, 2, "", NULL},
+    {2, 2, ":buffer_bytes=2k", NULL},
+    {1, 1, ":slab_bytes=1k", "backend=netcdf4"},
+    {1, 2, "", "backend=netcdf4"},
+};
 typedef struct {
   const char *label, *hints;
 } variant;
 static const variant RMA[] = {{"p2p", ":transport=p2p"}, {"rma", ":transport=rma"}};
+static const variant CONC[] = {
+    {"p2p", ""},
+    {"node", ":concentrators=per_node"},
+    {"c1", ":concentrators=1"},
+    {"c2", ":concentrators=2"},
+    {"noderma", ":concentrators=per_node:transport=rma"},
+    {"c2rmab", ":concentrators=2:transport=rma:server_buffer_bytes=4k"},
+    {"c2b", ":concentrators=2:server_buffer_bytes=4k"},
+};
 static const variant BOUND[] = {{"free", ""},
                                 {"bp2p", ":server_buffer_bytes=4k"},
                                 {"brma", ":server_buffer_bytes=4k:transport=rma"}};
+
+/* Does variant @p V fit layout @p C with M model ranks (concentrators=N
+ * needs N <= M)? Parallel NetCDF-4 files are compared only unbounded: with
+ * server_buffer_bytes the servers write a tile in parts, and parallel HDF5
+ * then lays the file out otherwise (with or without concentrators). */
+static int fits(const config *C, const variant *V, int M) {
+  const char *c = strstr(V->hints, "concentrators=");
+  if (C->backend && C->T > 1 && strstr(V->hints, "server_buffer_bytes")) return 0;
+  return !c || atoi(c + strlen("concentrators=")) <= M;
+}
 
 /* Are two files the same bytes? Prints the first difference. */
 static int same_bytes(const char *a, const char *b) {
@@ -81,7 +120,7 @@ static void write_all(const config *C, const variant *V, const char *dir, const 
     return;
   }
   int M = np - C->G * C->T;
-  const char *backend = C->T > 1 ? "backend=pnetcdf" : "backend=netcdf";
+  const char *backend = C->backend ? C->backend : C->T > 1 ? "backend=pnetcdf" : "backend=netcdf";
   for (int k = 0; k < K_NKINDS; k++) {
     if (k == K_ZERO && M == 1) continue;
     decomps D;
@@ -252,7 +291,8 @@ static void float_scenario(const char *dir, int np, int rank) {
  * 4 x 64 x 64 (128 KiB) cut in rows over the model ranks, 6 frames, each
  * block written with a 2 ms sleep; server_buffer_bytes = 64k. Returns the
  * servers' peak memory as the model ranks learned it (-1 on a server). */
-static int64_t slow_peak(const char *dir, const char *extra, const char *label, int T) {
+static int64_t slow_run(const char *dir, const char *extra, const char *label, int T,
+                        const char *backend, int msgs) {
   char hints[256], path[512];
   snprintf(hints, sizeof hints, "strategy=servers:io_tasks=%d:buffer_bytes=256k%s", T, extra);
   tsr_ctx *ctx = NULL;
@@ -271,7 +311,7 @@ static int64_t slow_peak(const char *dir, const char *extra, const char *label, 
   for (int64_t i = 0; i < Z * ct[1] * X; i++) buf[i] = (double)i;
   snprintf(path, sizeof path, "%s/slow_%s.nc", dir, label);
   tsr_file *f = NULL;
-  TU_OK(tsr_create(ctx, path, "backend=null:null_delay_ms=2", &f));
+  TU_OK(tsr_create(ctx, path, backend, &f));
   int dt, dz, dy, dx, v;
   TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
   TU_OK(tsr_def_dim(f, "z", Z, &dz));
@@ -290,7 +330,17 @@ static int64_t slow_peak(const char *dir, const char *extra, const char *label, 
   TU_OK(tsr_finalize(&ctx));
   free(buf);
   MPI_Comm_free(&model);
-  return sts.server_peak_bytes;
+  return msgs ? sts.server_msgs_received : sts.server_peak_bytes;
+}
+
+static int64_t slow_peak(const char *dir, const char *extra, const char *label, int T) {
+  return slow_run(dir, extra, label, T, "backend=null:null_delay_ms=2", 0);
+}
+
+/* Messages the busiest server received for 6 frames of one field, with
+ * @p extra (-1 on a server). */
+static int64_t msgs_of(const char *dir, const char *extra, const char *label) {
+  return slow_run(dir, extra, label, 1, "backend=null", 1);
 }
 
 int main(int argc, char **argv) {
@@ -301,7 +351,8 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   const char *scenario = argc > 2 ? argv[2] : "rma";
   const variant *V = RMA;
-  int nv = 2;
+  const config *configs = CONFIGS;
+  int nv = 2, nconfigs = NCONFIGS;
   if (strcmp(scenario, "float") == 0) {
     float_scenario(dir, np, rank);
     return tu_finish("servers_transport");
@@ -309,6 +360,26 @@ int main(int argc, char **argv) {
   if (strcmp(scenario, "bound") == 0) {
     V = BOUND;
     nv = 3;
+  } else if (strcmp(scenario, "conc") == 0) {
+    V = CONC;
+    nv = (int)(sizeof CONC / sizeof CONC[0]);
+    configs = CONC_CONFIGS;
+    nconfigs = (int)(sizeof CONC_CONFIGS / sizeof CONC_CONFIGS[0]);
+    /* Bad values: the same hint error on every rank, before any split. */
+    char more[96];
+    snprintf(more, sizeof more, "strategy=servers:concentrators=%d", np); /* M = np - 1 */
+    const char *bad_hints[] = {"strategy=servers:concentrators=0",
+                               "strategy=servers:concentrators=pigeon",
+                               "strategy=servers:concentrators=-2",
+                               "strategy=servers:concentrators=per_rack", more};
+    for (size_t i = 0; i < sizeof bad_hints / sizeof bad_hints[0]; i++) {
+      tsr_ctx *b = NULL;
+      MPI_Comm nc = MPI_COMM_NULL;
+      int rc = tsr_init(MPI_COMM_WORLD, bad_hints[i], &b, &nc);
+      if (rc != TSR_EHINT) fprintf(stderr, "rank %d: %s -> %d\n", rank, bad_hints[i], rc);
+      TU_EQ(rc, TSR_EHINT);
+      TU_EQ(b == NULL && nc == MPI_COMM_NULL, 1);
+    }
   } else if (strcmp(scenario, "rma") != 0) {
     if (rank == 0) fprintf(stderr, "unknown scenario %s\n", scenario);
     TU_EQ(0, 1);
@@ -320,13 +391,14 @@ int main(int argc, char **argv) {
   MPI_Comm none = MPI_COMM_NULL;
   TU_EQ(tsr_init(MPI_COMM_WORLD, "strategy=servers:transport=pigeon", &bad, &none), TSR_EHINT);
   TU_EQ(bad == NULL && none == MPI_COMM_NULL, 1);
-  for (int c = 0; c < NCONFIGS; c++) {
-    const config *C = &CONFIGS[c];
+  for (int c = 0; c < nconfigs; c++) {
+    const config *C = &configs[c];
     int M = np - C->G * C->T;
     if (M < 1 || M < C->T) continue;
     char tag[64];
     snprintf(tag, sizeof tag, "%s%d_G%dT%d_np%d", scenario, c, C->G, C->T, np);
     for (int t = 0; t < nv; t++) {
+      if (!fits(C, &V[t], M)) continue;
       write_all(C, &V[t], dir, tag, np);
       MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -340,11 +412,29 @@ int main(int argc, char **argv) {
         if (!probe) continue; /* backend not built: nothing was written by either */
         fclose(probe);
         for (int t = 1; t < nv; t++) {
+          if (!fits(C, &V[t], M)) continue;
           path_of(r, sizeof r, dir, tag, (kind)k, V[t].label, "AB"[fi]);
           verify(r, NULL, fi ? 3 : 1, fi ? 10 : 0, (kind)k, r);
           TU_EQ(same_bytes(p, r), 1);
         }
       }
+    }
+  }
+  if (strcmp(scenario, "conc") == 0) {
+    /* One concentrator for every model rank: the server sees bundles, one
+     * per op, instead of every rank's messages. */
+    char all[64];
+    snprintf(all, sizeof all, ":concentrators=%d", np - 1);
+    int64_t plain = msgs_of(dir, "", "msgs_plain");
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t conc = msgs_of(dir, all, "msgs_conc");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (plain >= 0) {
+      if (rank == 0)
+        printf("messages received by the server: %lld without, %lld with %s\n",
+               (long long)plain, (long long)conc, all + 1);
+      /* One model rank sends one message per op either way. */
+      TU_EQ(conc > 0 && (np == 2 ? conc <= plain : conc < plain), 1);
     }
   }
   if (strcmp(scenario, "bound") == 0) {

@@ -1,0 +1,565 @@
+/* Concentrators (concentrators=per_node|N; contract in server_transport.h):
+ * a layer over the transport in use (p2p or rma), so that only one model
+ * rank per node (MPI_Comm_split_type SHARED) or per N model ranks talks to
+ * the servers, in few large messages (CDI-PIO's and XIOS's intermediate
+ * layer, WRF's quilting fan-in).
+ *
+ * Model side: a rank's messages for the servers are not sent but copied,
+ * with a small envelope (origin, tag, destination, length), into its
+ * staging area; the hand-off returns at once as before. At the end of every
+ * strategy op (tsr__tp_commit, collective over the model ranks, which all
+ * make every op) the concentrator of each group takes its members' staging
+ * areas (MPI point-to-point on the group's communicator: a memory copy
+ * within a node) and forwards, per server, one *bundle* (a count, then the
+ * messages with their envelopes, in the order each member made them) by the
+ * inner transport, tag TSR__WIRE_TAG_BUNDLE (when all go to one server, the
+ * common case, the members' areas are received straight into the bundle,
+ * whose layout they already have). Bundles are cut at the
+ * servers' message bound (server_buffer_bytes/4) and held until sent; the
+ * concentrator holds at most buffer_bytes of them in flight and otherwise
+ * waits (the back-pressure the ring gives without concentrators).
+ *
+ * Server side: a receive of message (src, tag) is served from a queue of
+ * unpacked messages; when the queue has none, the server takes the next
+ * bundle from src's concentrator (every rank knows every rank's
+ * concentrator from setup) and queues its messages. Per (source, tag) the
+ * order is the order the member made them, which is all MPI's
+ * non-overtaking rule gave the server loop, so the loop, the writer and
+ * the wire format do not know that concentrators exist. Replies (server ->
+ * model) go by the inner transport directly. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/server_transport.h"
+#include "server/server_wire.h"
+#include "tessera.h"
+
+/* One message in a staging area or a bundle; its bytes follow, aligned. */
+typedef struct {
+  int32_t src, tag, dest, pad_;
+  int64_t len, pad2_;
+} envelope;
+
+typedef struct {
+  char *p;
+  int64_t len, cap;
+} bytes;
+
+/* A bundle sent by the inner transport, held until the send completed. */
+typedef struct {
+  tsr__tp_req req;
+  char *buf;
+  int64_t len;
+} flight;
+
+/* A received bundle, freed when its last message was taken. */
+typedef struct {
+  char *buf;
+  int refs;
+} bundle;
+
+typedef struct {
+  int src, tag;
+  int64_t len;
+  const char *data;
+  bundle *b;
+} queued;
+
+typedef struct {
+  tsr__transport inner;
+  int me;       /* rank in the transport's communicator */
+  int *conc_of; /* per rank of the communicator: its concentrator (-1: a server) */
+  /* Model side. */
+  MPI_Comm ccomm; /* this rank's group; rank 0 is the concentrator */
+  int crank, csize;
+  bytes stage;      /* this rank's messages since the last commit */
+  int64_t stage_dest, stage_count; /* their one destination (-1: several), how many */
+  bytes gathered;   /* concentrator: the members' staging areas */
+  int64_t *lens;    /* concentrator: each member's staging bytes, destination, count */
+  flight *fl;       /* concentrator: bundles in flight, oldest first */
+  int nfl, capfl;
+  int64_t inflight, limit, chunk;
+  /* Server side. */
+  queued *q;
+  int nq, capq;
+} conc_state;
+
+static int grow(bytes *b, int64_t need) {
+  if (need <= b->cap) return 0;
+  int64_t ncap = b->cap ? 2 * b->cap : 1 << 16;
+  while (ncap < need) ncap *= 2;
+  char *p = realloc(b->p, (size_t)ncap);
+  if (!p) return TSR_ENOMEM;
+  b->p = p;
+  b->cap = ncap;
+  return 0;
+}
+
+static int is_data_tag(int tag) { return tag == TSR__WIRE_TAG_HDR || tag == TSR__WIRE_TAG_DATA; }
+
+/* ---- model side ---- */
+
+/* Copy the message into the staging area: the caller's buffer is free at
+ * once (the request completes without waiting). */
+static int stage_msg(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag) {
+  conc_state *st = tp->state;
+  if (len > INT_MAX) return TSR_ETOOBIG;
+  int64_t at = st->stage.len, n = (int64_t)sizeof(envelope) + tsr__wire_align(len);
+  if (grow(&st->stage, at + n)) return TSR_ENOMEM;
+  if (at == 0) st->stage_dest = dest, st->stage_count = 0;
+  else if (st->stage_dest != dest) st->stage_dest = -1;
+  st->stage_count++;
+  envelope e = {.src = st->me, .tag = tag, .dest = dest, .len = len};
+  memcpy(st->stage.p + at, &e, sizeof e);
+  if (len) memcpy(st->stage.p + at + sizeof e, buf, (size_t)len);
+  st->stage.len = at + n;
+  return 0;
+}
+
+static int conc_isend(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag,
+                      tsr__tp_req *req) {
+  conc_state *st = tp->state;
+  *req = (tsr__tp_req){.req = MPI_REQUEST_NULL, .dest = dest};
+  if (tp->is_server || !is_data_tag(tag))
+    return st->inner.ops->isend(&st->inner, buf, len, dest, tag, req);
+  return stage_msg(tp, buf, len, dest, tag);
+}
+
+static int conc_send(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag) {
+  conc_state *st = tp->state;
+  if (tp->is_server || !is_data_tag(tag))
+    return st->inner.ops->send(&st->inner, buf, len, dest, tag);
+  return stage_msg(tp, buf, len, dest, tag);
+}
+
+static int conc_complete(const tsr__transport *tp, tsr__tp_req *req, int wait, int *done) {
+  conc_state *st = tp->state;
+  if (!tp->is_server && req->req == MPI_REQUEST_NULL && !req->mem && !req->seq) {
+    *done = 1; /* staged: a copy */
+    return 0;
+  }
+  return st->inner.ops->complete(&st->inner, req, wait, done);
+}
+
+/* Complete the oldest bundle in flight (waiting when @p wait); 1 when done. */
+static int land_oldest(conc_state *st, int wait, int *rc) {
+  if (st->nfl == 0) return 0;
+  flight *f = &st->fl[0];
+  int done = 0;
+  if (st->inner.ops->complete(&st->inner, &f->req, wait, &done)) {
+    *rc = TSR_EMPI;
+    done = 1;
+  }
+  if (!done) return 0;
+  if (st->inner.ops->unexpose) st->inner.ops->unexpose(&st->inner, f->buf);
+  free(f->buf);
+  st->inflight -= f->len;
+  memmove(st->fl, st->fl + 1, (size_t)(--st->nfl) * sizeof *st->fl);
+  return 1;
+}
+
+/* Send bundle @p buf of @p len bytes to @p dest (ownership passes). */
+static int launch(conc_state *st, char *buf, int64_t len, int dest) {
+  int rc = 0;
+  if (st->nfl == st->capfl) {
+    int ncap = st->capfl ? 2 * st->capfl : 16;
+    flight *f = realloc(st->fl, (size_t)ncap * sizeof *f);
+    if (!f) rc = TSR_ENOMEM;
+    else st->fl = f, st->capfl = ncap;
+  }
+  int exposed = 0;
+  if (!rc && st->inner.ops->expose) { /* rma: the server fetches the bundle */
+    rc = st->inner.ops->expose(&st->inner, buf, len);
+    exposed = !rc;
+  }
+  flight fl = {.buf = buf, .len = len};
+  if (!rc) rc = st->inner.ops->isend(&st->inner, buf, len, dest, TSR__WIRE_TAG_BUNDLE, &fl.req);
+  if (rc) {
+    if (exposed) st->inner.ops->unexpose(&st->inner, buf);
+    free(buf);
+    return rc;
+  }
+  st->fl[st->nfl++] = fl;
+  st->inflight += len;
+  return 0;
+}
+
+/* The envelopes of @p seg (a staging area) in order: the one at *at. */
+static const envelope *next_env(const bytes *seg, int64_t *at) {
+  if (*at >= seg->len) return NULL;
+  const envelope *e = (const envelope *)(seg->p + *at);
+  *at += (int64_t)sizeof *e + tsr__wire_align(e->len);
+  return e;
+}
+
+/* Send a finished bundle (count first), after waiting while more than
+ * st->limit bytes are in flight (the back-pressure of the ring). */
+static int send_bundle(conc_state *st, char *b, int64_t blen, int64_t count, int dest) {
+  int rc = 0;
+  memcpy(b, &count, sizeof count);
+  while (!rc && st->nfl && st->inflight + blen > st->limit && land_oldest(st, 1, &rc)) {
+  }
+  if (rc) {
+    free(b);
+    return rc;
+  }
+  return launch(st, b, blen, dest);
+}
+
+/* Concentrator: forward the group's messages, per server in bundles of at
+ * most st->chunk bytes (or one message). The members' staging areas lie in
+ * @p segs, in member order; per server a member's messages keep their order. */
+static int forward(conc_state *st, const bytes *segs, int nsegs) {
+  int rc = 0, nd = 0, capd = 0, *dests = NULL;
+  const envelope *e;
+  for (int s = 0; s < nsegs && !rc; s++) /* the servers, in order of appearance */
+    for (int64_t at = 0; (e = next_env(&segs[s], &at));) {
+      int seen = 0;
+      for (int i = 0; i < nd && !seen; i++) seen = dests[i] == e->dest;
+      if (seen) continue;
+      if (nd == capd) {
+        int *p = realloc(dests, (size_t)(capd = capd ? 2 * capd : 8) * sizeof *p);
+        if (!p) {
+          rc = TSR_ENOMEM;
+          break;
+        }
+        dests = p;
+      }
+      dests[nd++] = e->dest;
+    }
+  const int64_t max = st->chunk > 0 ? st->chunk : INT_MAX / 2;
+  for (int i = 0; i < nd && !rc; i++) {
+    int d = dests[i];
+    int64_t left = 0; /* bytes of d's messages not yet in a bundle */
+    for (int s = 0; s < nsegs; s++)
+      for (int64_t at = 0; (e = next_env(&segs[s], &at));)
+        if (e->dest == d) left += (int64_t)sizeof *e + tsr__wire_align(e->len);
+    char *b = NULL;
+    int64_t blen = 0, count = 0;
+    for (int s = 0; s < nsegs && !rc; s++)
+      for (int64_t at = 0; !rc && (e = next_env(&segs[s], &at));) {
+        if (e->dest != d) continue;
+        int64_t n = (int64_t)sizeof *e + tsr__wire_align(e->len);
+        if (b && blen + n > max) { /* full: off it goes */
+          rc = send_bundle(st, b, blen, count, d);
+          b = NULL;
+          if (rc) break;
+        }
+        if (!b) {
+          int64_t cap = 16 + left <= max ? 16 + left : (16 + n > max ? 16 + n : max);
+          if (!(b = malloc((size_t)cap))) {
+            rc = TSR_ENOMEM;
+            break;
+          }
+          blen = 16;
+          count = 0;
+        }
+        memcpy(b + blen, e, (size_t)n);
+        blen += n;
+        left -= n;
+        count++;
+      }
+    if (b && !rc) rc = send_bundle(st, b, blen, count, d);
+    else free(b);
+  }
+  free(dests);
+  return rc;
+}
+
+enum { PIECE = 1 << 30 }; /* MPI counts are int: areas move in pieces of 1 GiB */
+
+/* Concentrator: receive every member's staging area, back to back, into
+ * @p dst (NULL: take and drop them, so that no member hangs). */
+static int take_members(conc_state *st, char *dst) {
+  int rc = 0;
+  int64_t off = 0;
+  for (int i = 1; i < st->csize; i++) {
+    int64_t len = st->lens[3 * i];
+    for (int64_t at = 0; at < len; at += PIECE) {
+      int n = (int)(len - at < PIECE ? len - at : PIECE);
+      char sink;
+      if (MPI_Recv(dst ? dst + off + at : &sink, dst ? n : 0, MPI_BYTE, i, TSR__WIRE_TAG_BUNDLE,
+                   st->ccomm, MPI_STATUS_IGNORE) != MPI_SUCCESS &&
+          dst)
+        rc = TSR_EMPI;
+    }
+    off += len;
+  }
+  return rc;
+}
+
+/* Concentrator, the common case: every message of the group goes to one
+ * server (a parallel file's task, or a serial file's root) and fits one
+ * bundle: the members' areas are received straight into the bundle (their
+ * layout is the bundle's), after this rank's own. Returns 1 when done so. */
+static int one_bundle(conc_state *st, int *rc) {
+  int64_t d = -2, total = st->stage.len, count = 0;
+  for (int i = 0; i < st->csize; i++) {
+    const int64_t *g = st->lens + 3 * i; /* len, destination, count */
+    if (i > 0) total += g[0];
+    if (g[0] == 0) continue;
+    if (g[1] < 0 || (d >= 0 && g[1] != d)) return 0;
+    d = g[1];
+    count += g[2];
+  }
+  const int64_t max = st->chunk > 0 ? st->chunk : INT_MAX / 2;
+  if (d < 0 || 16 + total > max) return 0;
+  char *b = malloc((size_t)(16 + total));
+  if (!b) return 0; /* the general path may do with less */
+  if (st->stage.len) memcpy(b + 16, st->stage.p, (size_t)st->stage.len);
+  *rc = take_members(st, b + 16 + st->stage.len);
+  if (!*rc) *rc = send_bundle(st, b, 16 + total, count, (int)d);
+  else free(b);
+  return 1;
+}
+
+/* Collective over the model ranks: every group's messages of this op go to
+ * the servers. */
+static int conc_commit(const tsr__transport *tp) {
+  conc_state *st = tp->state;
+  if (tp->is_server || st->ccomm == MPI_COMM_NULL) return 0;
+  int rc = 0;
+  while (land_oldest(st, 0, &rc)) {
+  }
+  int64_t mine[3] = {st->stage.len, st->stage.len ? st->stage_dest : -1, st->stage_count};
+  if (MPI_Gather(mine, 3, MPI_INT64_T, st->lens, 3, MPI_INT64_T, 0, st->ccomm) != MPI_SUCCESS)
+    return TSR_EMPI;
+  if (st->crank != 0) { /* a member: its staging area to the concentrator */
+    for (int64_t at = 0; at < mine[0] && !rc; at += PIECE) {
+      int n = (int)(mine[0] - at < PIECE ? mine[0] - at : PIECE);
+      if (MPI_Send(st->stage.p + at, n, MPI_BYTE, 0, TSR__WIRE_TAG_BUNDLE, st->ccomm) !=
+          MPI_SUCCESS)
+        rc = TSR_EMPI;
+    }
+    st->stage.len = 0;
+    return rc;
+  }
+  if (one_bundle(st, &rc)) {
+    st->stage.len = 0;
+    return rc;
+  }
+  /* The general case: gather the members' areas, then sort their messages
+   * into one bundle (or more) per server. */
+  int64_t total = 0;
+  for (int i = 1; i < st->csize; i++) total += st->lens[3 * i];
+  bytes *segs = calloc((size_t)st->csize, sizeof *segs);
+  int drop = !segs || grow(&st->gathered, total) != 0;
+  if (drop) rc = TSR_ENOMEM;
+  int r = take_members(st, drop ? NULL : st->gathered.p);
+  if (!rc) rc = r;
+  if (!rc) {
+    segs[0] = st->stage;
+    int64_t off = 0;
+    for (int i = 1; i < st->csize; i++) {
+      int64_t len = st->lens[3 * i];
+      segs[i] = (bytes){st->gathered.p + off, len, len};
+      off += len;
+    }
+    rc = forward(st, segs, st->csize);
+  }
+  free(segs);
+  st->stage.len = 0;
+  return rc;
+}
+
+/* ---- server side ---- */
+
+static queued *find(conc_state *st, int src, int tag) {
+  for (int i = 0; i < st->nq; i++)
+    if (st->q[i].src == src && st->q[i].tag == tag) return &st->q[i];
+  return NULL;
+}
+
+/* Take the next bundle from @p src's concentrator and queue its messages;
+ * @p block: wait for it (@p idle: with the back-off), else only if there. */
+static int take_bundle(const tsr__transport *tp, int src, int block, int idle, int *got) {
+  conc_state *st = tp->state;
+  tsr__transport *in = &st->inner;
+  in->nrecv = tp->nrecv; /* the server counts what it receives: bundles */
+  int c = st->conc_of[src], flag = 1, rc;
+  tsr__msg_info info;
+  *got = 0;
+  rc = block ? in->ops->wait(in, c, TSR__WIRE_TAG_BUNDLE, idle, &info)
+             : in->ops->poll(in, c, TSR__WIRE_TAG_BUNDLE, &flag, &info);
+  if (rc || !flag) return rc;
+  bundle *b = malloc(sizeof *b);
+  char *buf = b ? malloc((size_t)(info.len > 0 ? info.len : 1)) : NULL;
+  if (!buf) { /* dropped: the messages in it are lost (a known limit) */
+    free(b);
+    in->ops->recv(in, c, TSR__WIRE_TAG_BUNDLE, NULL, 0);
+    return TSR_ENOMEM;
+  }
+  if ((rc = in->ops->recv(in, c, TSR__WIRE_TAG_BUNDLE, buf, info.len))) {
+    free(buf);
+    free(b);
+    return rc;
+  }
+  int64_t count = 0, at = 16;
+  memcpy(&count, buf, sizeof count);
+  *b = (bundle){buf, 0};
+  for (int64_t k = 0; k < count && !rc; k++) {
+    envelope e;
+    memcpy(&e, buf + at, sizeof e);
+    if (st->nq == st->capq) {
+      int ncap = st->capq ? 2 * st->capq : 64;
+      queued *q = realloc(st->q, (size_t)ncap * sizeof *q);
+      if (!q) {
+        rc = TSR_ENOMEM;
+        break;
+      }
+      st->q = q;
+      st->capq = ncap;
+    }
+    st->q[st->nq++] = (queued){e.src, e.tag, e.len, buf + at + sizeof e, b};
+    b->refs++;
+    at += (int64_t)sizeof e + tsr__wire_align(e.len);
+  }
+  if (b->refs == 0) {
+    free(buf);
+    free(b);
+  }
+  *got = 1;
+  return rc;
+}
+
+static void info_of(const queued *m, tsr__msg_info *info) {
+  info->src = m->src;
+  info->len = m->len;
+}
+
+static int routed(const tsr__transport *tp, int src, int tag) {
+  const conc_state *st = tp->state;
+  return tp->is_server && is_data_tag(tag) && src >= 0 && st->conc_of[src] >= 0;
+}
+
+static int conc_poll(const tsr__transport *tp, int src, int tag, int *flag, tsr__msg_info *info) {
+  conc_state *st = tp->state;
+  if (!routed(tp, src, tag)) return st->inner.ops->poll(&st->inner, src, tag, flag, info);
+  *flag = 0;
+  for (;;) {
+    queued *m = find(st, src, tag);
+    if (m) {
+      *flag = 1;
+      info_of(m, info);
+      return 0;
+    }
+    int got = 0, rc = take_bundle(tp, src, 0, 0, &got);
+    if (rc || !got) return rc;
+  }
+}
+
+static int conc_wait(const tsr__transport *tp, int src, int tag, int idle, tsr__msg_info *info) {
+  conc_state *st = tp->state;
+  if (!routed(tp, src, tag)) return st->inner.ops->wait(&st->inner, src, tag, idle, info);
+  for (;;) {
+    queued *m = find(st, src, tag);
+    if (m) {
+      info_of(m, info);
+      return 0;
+    }
+    int got = 0, rc = take_bundle(tp, src, 1, idle, &got);
+    if (rc) return rc;
+  }
+}
+
+static int conc_recv(const tsr__transport *tp, int src, int tag, void *buf, int64_t len) {
+  conc_state *st = tp->state;
+  if (!routed(tp, src, tag)) return st->inner.ops->recv(&st->inner, src, tag, buf, len);
+  tsr__msg_info info;
+  int rc = conc_wait(tp, src, tag, 1, &info);
+  if (rc) return rc;
+  queued *m = find(st, src, tag);
+  if (buf && m->len > len) rc = TSR_EMPI; /* as MPI's truncation error */
+  else if (buf && m->len) memcpy(buf, m->data, (size_t)m->len);
+  bundle *b = m->b;
+  memmove(m, m + 1, (size_t)(st->q + st->nq - (m + 1)) * sizeof *m);
+  st->nq--;
+  if (--b->refs == 0) {
+    free(b->buf);
+    free(b);
+  }
+  return rc;
+}
+
+/* ---- setup and teardown ---- */
+
+static void conc_teardown(tsr__transport *tp) {
+  conc_state *st = tp->state;
+  if (!st) return;
+  int rc = 0;
+  while (land_oldest(st, 1, &rc)) {
+  }
+  for (int i = 0; i < st->nq; i++)
+    if (--st->q[i].b->refs == 0) {
+      free(st->q[i].b->buf);
+      free(st->q[i].b);
+    }
+  free(st->q);
+  free(st->fl);
+  free(st->stage.p);
+  free(st->gathered.p);
+  free(st->lens);
+  free(st->conc_of);
+  if (st->ccomm != MPI_COMM_NULL) MPI_Comm_free(&st->ccomm);
+  tsr__transport_free(&st->inner); /* collective over the communicator */
+  free(st);
+  tp->state = NULL;
+}
+
+const tsr__transport_ops tsr__transport_conc = {
+    .name = "concentrators",
+    .teardown = conc_teardown,
+    .isend = conc_isend,
+    .send = conc_send,
+    .complete = conc_complete,
+    .poll = conc_poll,
+    .wait = conc_wait,
+    .recv = conc_recv,
+    .commit = conc_commit,
+};
+
+int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64_t chunk) {
+  int size, rank;
+  MPI_Comm comm = tp->comm;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  conc_state *st = calloc(1, sizeof *st);
+  int *conc_of = malloc((size_t)size * sizeof *conc_of);
+  if (!st || !conc_of) { /* tiny: then the collectives below do not match, which MPI reports */
+    free(st);
+    free(conc_of);
+    return TSR_ENOMEM;
+  }
+  st->inner = *tp;
+  st->me = rank;
+  st->conc_of = conc_of;
+  st->ccomm = MPI_COMM_NULL;
+  st->limit = limit > 0 ? limit : INT64_MAX;
+  st->chunk = chunk;
+  tp->ops = &tsr__transport_conc;
+  tp->state = st;
+  /* The model ranks, then their groups: a node's, or N consecutive ones. */
+  int rc = 0, mine = -1;
+  MPI_Comm mcomm = MPI_COMM_NULL;
+  if (MPI_Comm_split(comm, tp->is_server ? MPI_UNDEFINED : 0, rank, &mcomm) != MPI_SUCCESS)
+    rc = TSR_EMPI;
+  if (mcomm != MPI_COMM_NULL) {
+    int m;
+    MPI_Comm_rank(mcomm, &m);
+    int r = per < 0 ? MPI_Comm_split_type(mcomm, MPI_COMM_TYPE_SHARED, m, MPI_INFO_NULL, &st->ccomm)
+                    : MPI_Comm_split(mcomm, m / per, m, &st->ccomm);
+    if (r != MPI_SUCCESS) rc = TSR_EMPI;
+    MPI_Comm_free(&mcomm);
+  }
+  if (st->ccomm != MPI_COMM_NULL) {
+    MPI_Comm_rank(st->ccomm, &st->crank);
+    MPI_Comm_size(st->ccomm, &st->csize);
+    mine = rank;
+    MPI_Bcast(&mine, 1, MPI_INT, 0, st->ccomm);
+    st->lens = calloc((size_t)st->csize * 3, sizeof *st->lens);
+    if (!st->lens) rc = TSR_ENOMEM;
+  }
+  if (MPI_Allgather(&mine, 1, MPI_INT, conc_of, 1, MPI_INT, comm) != MPI_SUCCESS) rc = TSR_EMPI;
+  return rc;
+}
