@@ -238,7 +238,11 @@ int main(int argc, char **argv) {
   if (ctx) {
     if (strcmp(sc, "aggregate2") == 0) rc = same_bytes(ctx, model, argv[1], nranks);
     else rc = write_grib(ctx, model, path, hints);
-    if (strcmp(sc, "direct") == 0) TU_RC(rc, TSR_EHINT);
+    if (strcmp(sc, "direct") == 0) { /* the reason names the strategy and the backend */
+      TU_RC(rc, TSR_EHINT);
+      const char *why = tsr_last_error();
+      TU_EQ(why && strstr(why, "direct") && strstr(why, "grib2") && strstr(why, "whole"), 1);
+    }
     else if (rc != TSR_ENOTBUILT) TU_OK(rc);
     TU_OK(tsr_finalize(&ctx));
     MPI_Comm_free(&model);
