@@ -11,7 +11,7 @@
 #include "core/hints.h"
 #include "core/schema.h"
 
-#define TSR__BACKEND_VERSION 1
+#define TSR__BACKEND_VERSION 2
 
 /* The backend's own error, kept for tsr_backend_error(). */
 typedef struct {
@@ -38,6 +38,14 @@ typedef struct tsr__backend_ops {
   /* 1: every rank of the comm given to create calls every operation (collective,
    * PnetCDF); 0: one rank owns the file, comm is MPI_COMM_SELF (serial NetCDF). */
   int parallel;
+  /* 1: the backend writes each horizontal level (the last two dimensions)
+   * as one unit (a GRIB2 message). Each writer's blocks must add up to whole
+   * levels, so strategies with several writers cut their layouts between
+   * levels, and strategies whose writers hold tiles (direct, server tasks)
+   * cannot use it in parallel. Several writers put their units in the file
+   * at each flush, in writer order, so such strategies flush after every
+   * put: the file then holds the puts in order, as one writer's would. */
+  int whole_levels;
   /* Create (clobber) @p path, define the whole schema, leave define mode.
    * MPI-IO / PnetCDF pass-through hints come from @p h. */
   int (*create)(MPI_Comm comm, const char *path, const tsr__schema *s, const tsr__hints *h,

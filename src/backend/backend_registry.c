@@ -45,7 +45,7 @@ static const struct {
     {"netcdf", &tsr__backend_netcdf, 1, 0, 2, F(2) | F(5), CLASSIC | NC4},
     {"pnetcdf", TSR__PNETCDF_OPS, 0, 1, 1, F(2) | F(5), CLASSIC},
     {"netcdf4", &tsr__backend_netcdf4, 1, 1, 1, F(3), NC4},
-    {"grib2", TSR__GRIB2_OPS, 1, 0, 0, F(16), 0},
+    {"grib2", TSR__GRIB2_OPS, 1, 1, 0, F(16), 0},
     {"null", &tsr__backend_null, 0, 0, 0, ~0u, 0},
 };
 #define NROWS ((int)(sizeof registry / sizeof registry[0]))
@@ -102,9 +102,9 @@ static const char *first_for(int role, int format, int built_only) {
 const char *tsr__backend_default_write(int want, int format) {
   switch (want) {
   case TSR__BACKEND_WANT_PARALLEL: {
-    /* A format no parallel backend writes (GRIB2) gets its serial one: a
-     * strategy that can use one writer does; direct then says it needs a
-     * parallel backend. */
+    /* A format no parallel backend writes gets its serial one: a strategy
+     * that can use one writer does; direct then says it needs a parallel
+     * backend. */
     const char *p = first_for(PARALLEL, format, 0);
     return p ? p : first_for(SERIAL, format, 1);
   }

@@ -2,12 +2,22 @@
  * horizontal level of each field and output time, as operational centres and
  * WRF's io_form 5/10 write them.
  *
- * One rank owns the file (serial, aggregate with this serial backend, split,
- * the servers' group root). A message needs its whole level, while blocks
+ * One rank owns the file (serial, split, the servers' group root, aggregate
+ * with one writer), or several writers share it (aggregate), each holding
+ * whole levels (the backend's `whole_levels`: such strategies cut their
+ * layouts between levels). A message needs its whole level, while blocks
  * arrive in any shape (slabs of rows, tiles), so each level is assembled in a
- * buffer of doubles with a mask of the points seen, and encoded and appended
- * the moment its last point arrives: the memory held is the levels in
- * progress, which the strategies' slab order keeps to a few.
+ * buffer of doubles with a mask of the points seen, and encoded the moment its
+ * last point arrives: the memory held is the levels in progress, which the
+ * strategies' slab order keeps to a few. A single writer appends each message
+ * at once. Several writers keep their encoded messages until the collective
+ * flush, which agrees on offsets (one allgather of byte counts: writer r's
+ * messages follow those of writers 0..r-1) and pwrites them; strategies flush
+ * after every put, so the file holds the puts in order and each put's levels
+ * in order: byte for byte the single writer's file, as CDI-PIO's writers
+ * append whole records at agreed offsets. POSIX pwrite rather than MPI-IO:
+ * the requests are whole messages with nothing to gather, and MPI-IO takes
+ * the text before a ':' (WRF's time-stamped names) for a file-system prefix.
  *
  * Which variables become messages: those whose last two dimensions are the
  * horizontal grid (y, x) and that have a GRIB2 parameter, from the variable's
@@ -19,6 +29,7 @@
  * ecCodes has it. The grid is a regular lat/lon placeholder of the right
  * size: Tessera knows no map projection. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +85,13 @@ typedef struct {
 } level_buf;
 
 struct tsr__bfile {
-  FILE *fp;
+  int fd;
   char *path;
+  MPI_Comm comm; /* our duplicate with several writers (abort needs it); else MPI_COMM_NULL */
+  int rank, nwriters;
+  int64_t end; /* file bytes written so far by all writers: where the next flush starts */
+  char *out;   /* several writers: messages encoded since the last flush */
+  size_t outlen, outcap;
   int nvars;
   tsr__bvar *vars;
   gvar *g;
@@ -97,6 +113,8 @@ static void free_level(level_buf *l) {
 
 static void free_file(tsr__bfile *bf) {
   if (!bf) return;
+  if (bf->comm != MPI_COMM_NULL) MPI_Comm_free(&bf->comm);
+  free(bf->out);
   for (int i = 0; i < bf->nlev; i++) free_level(&bf->lev[i]);
   free(bf->lev);
   free(bf->g);
@@ -165,20 +183,62 @@ static int describe(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
   return 0;
 }
 
+/* Open the file: the only writer, or rank 0 first (create, truncate) and
+ * then the others, each decision agreed so that every writer returns the
+ * same status and none is left holding the file. */
+static int open_file(tsr__bfile *bf, MPI_Comm comm, int rc, tsr__berr *err) {
+  for (int pass = 0; pass < 2; pass++) {
+    int mine = bf && (pass == 0 ? bf->rank == 0 : bf->rank != 0);
+    if (!rc && mine) {
+      errno = 0;
+      bf->fd = open(bf->path, O_WRONLY | (pass == 0 ? O_CREAT | O_TRUNC : 0), 0666);
+      if (bf->fd < 0)
+        rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot %s %s: %s",
+                             pass == 0 ? "create" : "open", bf->path, strerror(errno));
+    }
+    int nw = 1;
+    MPI_Comm_size(comm, &nw);
+    if (nw == 1) break;
+    int all = rc;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (all && !rc) rc = tsr__berr_plain(err, all, LIB, "another writer could not open %s",
+                                         bf->path);
+  }
+  if (rc && bf) {
+    if (bf->fd >= 0) close(bf->fd);
+    if (bf->fd >= 0 && bf->rank == 0) unlink(bf->path);
+    bf->fd = -1;
+  }
+  return rc;
+}
+
 static int tsr__grib_create(MPI_Comm comm, const char *path, const tsr__schema *s,
                             const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
-  (void)comm; /* MPI_COMM_SELF: one rank owns a GRIB file */
   *out = NULL;
+  int nw = 1, me = 0;
+  MPI_Comm_size(comm, &nw);
+  MPI_Comm_rank(comm, &me);
   tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (bf) bf->comm = MPI_COMM_NULL;
+  int rc = 0;
   if (!bf || !(bf->path = strdup(path)) || tsr__bvars_from_schema(s, &bf->vars) ||
-      !(bf->g = calloc((size_t)(s->nvars > 0 ? s->nvars : 1), sizeof *bf->g))) {
-    free_file(bf);
-    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+      !(bf->g = calloc((size_t)(s->nvars > 0 ? s->nvars : 1), sizeof *bf->g)))
+    rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  if (!bf) { /* still take part in the agreement, which then fails everywhere */
+    open_file(NULL, comm, rc, err);
+    return rc;
   }
+  bf->fd = -1;
+  if (nw > 1 && MPI_Comm_dup(comm, &bf->comm) != MPI_SUCCESS) {
+    bf->comm = MPI_COMM_NULL;
+    rc = rc ? rc : tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
+  }
+  bf->rank = me;
+  bf->nwriters = nw;
   bf->nvars = s->nvars;
   bf->bits = h && h->grib_bits > 0 ? h->grib_bits : 16;
   bf->ccsds = h && h->grib_packing_ccsds;
-  int rc = describe(bf, s, err);
+  if (!rc) rc = describe(bf, s, err);
   if (!rc && bf->ccsds) { /* ask this ecCodes whether it has CCSDS (libaec) */
     codes_handle *t = codes_grib_handle_new_from_samples(NULL, "GRIB2");
     size_t n = 0;
@@ -190,17 +250,51 @@ static int tsr__grib_create(MPI_Comm comm, const char *path, const tsr__schema *
   if (!rc && bf->bits > 32)
     rc = tsr__berr_plain(err, TSR_EHINT, LIB, "grib_bits=%d: simple packing takes 1 to 32 bits",
                          bf->bits);
-  if (!rc) {
-    errno = 0;
-    if (!(bf->fp = fopen(path, "wb")))
-      rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot create %s: %s", path,
-                           strerror(errno));
-  }
+  rc = open_file(bf, comm, rc, err);
   if (rc) {
     free_file(bf);
     return rc;
   }
   *out = bf;
+  return 0;
+}
+
+/* Write all @p len bytes at @p off (pwrite may write less). */
+static int pwrite_all(tsr__bfile *bf, const void *buf, size_t len, int64_t off, tsr__berr *err) {
+  const char *p = buf;
+  while (len > 0) {
+    errno = 0;
+    ssize_t w = pwrite(bf->fd, p, len, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      return tsr__berr_plain(err, tsr__berr_from_errno(w < 0 ? errno : ENOSPC), LIB,
+                             "writing %s: %s", bf->path, strerror(w < 0 ? errno : ENOSPC));
+    p += w;
+    off += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A complete message: appended at once by a single writer; kept for the
+ * next flush by one of several. */
+static int emit(tsr__bfile *bf, const void *msg, size_t len, tsr__berr *err) {
+  if (bf->nwriters == 1) {
+    int rc = pwrite_all(bf, msg, len, bf->end, err);
+    if (!rc) bf->end += (int64_t)len;
+    return rc;
+  }
+  if (bf->outlen + len > bf->outcap) {
+    size_t cap = bf->outcap ? bf->outcap : 1 << 16;
+    while (cap < bf->outlen + len) cap *= 2;
+    char *p = realloc(bf->out, cap);
+    if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to hold a message");
+    bf->out = p;
+    bf->outcap = cap;
+  }
+  memcpy(bf->out + bf->outlen, msg, len);
+  bf->outlen += len;
+  bf->pending += (int64_t)len;
   return 0;
 }
 
@@ -300,10 +394,7 @@ static int write_message(tsr__bfile *bf, level_buf *l, tsr__berr *err) {
   CHECK_CODES(codes_set_long(h, "bitsPerValue", bf->bits));
   CHECK_CODES(codes_set_double_array(h, "values", l->vals, (size_t)(g->nx * g->ny)));
   CHECK_CODES(codes_get_message(h, &msg, &len));
-  errno = 0;
-  if (fwrite(msg, 1, len, bf->fp) != len)
-    rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "writing %s: %s", bf->path,
-                         strerror(errno));
+  rc = emit(bf, msg, len, err);
 done:
   codes_handle_delete(h);
   bf->pending -= (int64_t)(g->nx * g->ny) * (int64_t)sizeof(double);
@@ -356,17 +447,28 @@ static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const
 
 static int64_t tsr__grib_pending_bytes(const tsr__bfile *bf) { return bf->pending; }
 
+/* Several writers: agree where each one's messages go (after those of the
+ * lower ranks: MPI_Exscan of the byte counts) and pwrite them. Every writer
+ * takes part, also one whose earlier write failed, so nobody waits; the
+ * file end moves on by the total everywhere. */
 static int tsr__grib_flush(tsr__bfile *bf, tsr__berr *err) {
-  errno = 0;
-  if (fflush(bf->fp) != 0)
-    return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "flushing %s: %s", bf->path,
-                           strerror(errno));
-  return 0;
+  if (bf->nwriters == 1) return 0; /* every message is written already */
+  int64_t mine = (int64_t)bf->outlen, before = 0, total = 0;
+  if (MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, bf->comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, bf->comm) != MPI_SUCCESS)
+    return tsr__berr_plain(err, TSR_EMPI, LIB, "writers could not agree on offsets in %s",
+                           bf->path);
+  if (bf->rank == 0) before = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  int rc = pwrite_all(bf, bf->out, bf->outlen, bf->end + before, err);
+  bf->end += total;
+  bf->pending -= (int64_t)bf->outlen;
+  bf->outlen = 0;
+  return rc;
 }
 
 static int tsr__grib_close(tsr__bfile *bf, tsr__berr *err) {
   if (!bf) return 0;
-  int rc = 0;
+  int rc = tsr__grib_flush(bf, err);
   for (int i = 0; i < bf->nlev && !rc; i++) {
     const level_buf *l = &bf->lev[i];
     if (l->vals)
@@ -378,7 +480,7 @@ static int tsr__grib_close(tsr__bfile *bf, tsr__berr *err) {
                            (long long)(bf->g[l->varid].nx * bf->g[l->varid].ny), bf->path);
   }
   errno = 0;
-  if (fclose(bf->fp) != 0 && !rc)
+  if (close(bf->fd) != 0 && !rc)
     rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "closing %s: %s", bf->path,
                          strerror(errno));
   free_file(bf);
@@ -387,15 +489,20 @@ static int tsr__grib_close(tsr__bfile *bf, tsr__berr *err) {
 
 static void tsr__grib_abort(tsr__bfile *bf, const char *path) {
   if (!bf) return;
-  fclose(bf->fp);
-  unlink(path ? path : bf->path);
+  close(bf->fd);
+  /* Several writers: delete once, after every writer has closed, and return
+   * only when the file is gone, so a retry at the same path cannot race it. */
+  if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
+  if (bf->rank == 0) unlink(path ? path : bf->path);
+  if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
   free_file(bf);
 }
 
 const tsr__backend_ops tsr__backend_grib2 = {
     .version = TSR__BACKEND_VERSION,
     .name = "grib2",
-    .parallel = 0,
+    .parallel = 1, /* one writer or several (flush agrees the offsets) */
+    .whole_levels = 1,
     .create = tsr__grib_create,
     .write_block = tsr__grib_write_block,
     .pending_bytes = tsr__grib_pending_bytes,

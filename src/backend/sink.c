@@ -73,6 +73,8 @@ int tsr__sink_is_open(const tsr__sink *s) { return s && s->bf != NULL; }
 
 int tsr__sink_parallel(const tsr__sink *s) { return s->ops->parallel; }
 
+int tsr__sink_whole_levels(const tsr__sink *s) { return s->ops->whole_levels; }
+
 static int64_t pending(const tsr__sink *s) {
   return s && s->bf && s->ops->pending_bytes ? s->ops->pending_bytes(s->bf) : 0;
 }

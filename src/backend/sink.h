@@ -46,6 +46,9 @@ int tsr__sink_open(tsr__sink *s, MPI_Comm comm, const char *path, tsr__schema *s
 int tsr__sink_is_open(const tsr__sink *s);
 /* 1 when every rank of the create communicator calls every operation. */
 int tsr__sink_parallel(const tsr__sink *s);
+/* The backend's whole_levels (backend.h): writers hold whole levels and
+ * flush after every put. */
+int tsr__sink_whole_levels(const tsr__sink *s);
 
 /* Write a block of variable @p varid (an id of the sink's schema) at @p frame;
  * start/count cover the non-record dimensions. Counted as one request. */

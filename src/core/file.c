@@ -53,7 +53,7 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   const char *bname = h->backend[0]
                           ? h->backend
                           : tsr__backend_default_write(f->strategy->backend_want(h), h->format);
-  if (!bname) { /* e.g. format=grib2 with strategy=direct: no parallel backend writes it */
+  if (!bname) { /* no built backend writes the format in the way this strategy needs */
     snprintf(msg, msglen, "strategy=%s: no backend writes the format that format= asks for "
              "in the way this strategy needs", f->strategy->name);
     return TSR_EHINT;
@@ -73,6 +73,14 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   if (f->strategy->needs_parallel_backend && !f->backend->parallel && f->ctx->size > 1) {
     snprintf(msg, msglen, "strategy=%s writes from every rank and needs a parallel backend; "
              "backend '%s' is serial", f->strategy->name, f->backend->name);
+    return TSR_EHINT;
+  }
+  /* Writers that hold tiles cannot share a file whose units are whole
+   * levels (GRIB2 messages); aggregate cuts its slabs between levels. */
+  if (f->strategy->needs_parallel_backend && f->backend->whole_levels && f->ctx->size > 1) {
+    snprintf(msg, msglen, "strategy=%s writes each rank's tile, and backend '%s' needs whole "
+             "horizontal levels per writer; use strategy=aggregate (or serial)",
+             f->strategy->name, f->backend->name);
     return TSR_EHINT;
   }
   if (h->writer >= f->ctx->size) {

@@ -5,10 +5,11 @@
 
 /* Smallest k such that the first k dimensions hold at least n rows, so
  * pieces can be cut on row boundaries of those k dimensions. */
-static int split_depth(int nd, const int64_t shape[], int64_t n, int64_t *rows, int64_t *unit) {
+static int split_depth(int nd, const int64_t shape[], int maxk, int64_t n, int64_t *rows,
+                       int64_t *unit) {
   int64_t r = 1;
   int k = 0;
-  while (k < nd && r < n) r *= shape[k++];
+  while (k < maxk && r < n) r *= shape[k++];
   int64_t u = 1;
   for (int i = k; i < nd; i++) u *= shape[i];
   *rows = r;
@@ -22,10 +23,15 @@ static int64_t piece_lo(int64_t rows, int npieces, int p) {
 
 int tsr__layout_slabs(int nd, const int64_t shape[], int npieces, const int writers[],
                       tsr__layout *out) {
+  return tsr__layout_slabs_keep(nd, shape, 0, npieces, writers, out);
+}
+
+int tsr__layout_slabs_keep(int nd, const int64_t shape[], int keep, int npieces,
+                           const int writers[], tsr__layout *out) {
   memset(out, 0, sizeof *out);
-  if (npieces < 1) return TSR_EINVAL;
+  if (npieces < 1 || keep < 0) return TSR_EINVAL;
   int64_t rows, unit;
-  int k = split_depth(nd, shape, npieces, &rows, &unit);
+  int k = split_depth(nd, shape, nd > keep ? nd - keep : 0, npieces, &rows, &unit);
   int maxb = 2 * (k > 0 ? k : 1);
   out->npieces = npieces;
   out->writers = malloc((size_t)npieces * sizeof(int));
@@ -69,7 +75,7 @@ int tsr__layout_chunks(int nd, const int64_t shape[], int64_t max_elems, int wri
    * pieces until it fits (at one element per row it always does). */
   for (;; n++) {
     int64_t rows, unit;
-    split_depth(nd, shape, n, &rows, &unit);
+    split_depth(nd, shape, nd, n, &rows, &unit);
     if (((rows + n - 1) / n) * unit <= max_elems || n >= total) break;
   }
   if (n > (1 << 30)) return TSR_ETOOBIG;

@@ -21,6 +21,12 @@ typedef struct {
  * by writers[0..npieces). */
 int tsr__layout_slabs(int nd, const int64_t shape[], int npieces, const int writers[],
                       tsr__layout *out);
+/* The same, but never cutting the last @p keep dimensions (whole horizontal
+ * levels for GRIB2 with keep = 2): pieces are cut between rows of the first
+ * nd - keep dimensions only, so with fewer such rows than pieces some pieces
+ * are empty; with none (nd <= keep) the last piece holds everything. */
+int tsr__layout_slabs_keep(int nd, const int64_t shape[], int keep, int npieces,
+                           const int writers[], tsr__layout *out);
 /* Pieces of at most @p max_elems elements each (at least one element), all
  * owned by @p writer: the serial writer's slabs. */
 int tsr__layout_chunks(int nd, const int64_t shape[], int64_t max_elems, int writer,

@@ -1,7 +1,9 @@
 /* strategy=aggregate (PIO's box rearranger, WRF io_form=12): tiles are
  * rearranged onto `aggregators` writer ranks, each owning a contiguous slab
  * of every variable, and the writers write collectively (a parallel backend) on a
- * communicator of their own; the other ranks never touch the file. */
+ * communicator of their own; the other ranks never touch the file. A backend
+ * with whole_levels (GRIB2) gets slabs of whole horizontal levels and a flush
+ * after every put, which places each writer's messages in put order. */
 #include <stdlib.h>
 
 #include "strategy/strategy_common.h"
@@ -11,6 +13,7 @@ extern const tsr__strategy_ops tsr__strategy_aggregate;
 
 typedef struct {
   int nwriters, stride, is_writer;
+  int keep; /* trailing dimensions a slab never cuts: 2 for whole_levels */
   int *writers;
   MPI_Comm wcomm; /* the writers' communicator, MPI_COMM_NULL elsewhere */
   tsr__sink sink; /* open on the writers only */
@@ -48,6 +51,8 @@ static int a_enddef(tsr_file *f) {
   tsr__file_sink(f, &s->sink);
   int rc = tsr__agree(f->ctx->comm, pick_writers(f, s));
   if (rc) return rc;
+  /* Every rank, writer or not, builds the same layouts from it. */
+  s->keep = tsr__sink_whole_levels(&s->sink) && s->nwriters > 1 ? 2 : 0;
   if (MPI_Comm_split(f->ctx->comm, s->is_writer ? 0 : MPI_UNDEFINED, f->ctx->rank, &s->wcomm) !=
       MPI_SUCCESS)
     return TSR_EMPI;
@@ -58,15 +63,24 @@ static int a_enddef(tsr_file *f) {
 
 static int agg_layout(const tsr_decomp *d, const void *arg, tsr__layout *out) {
   const agg_state *s = arg;
-  return tsr__layout_slabs(d->ndims, d->gsize, s->nwriters, s->writers, out);
+  return tsr__layout_slabs_keep(d->ndims, d->gsize, s->keep, s->nwriters, s->writers, out);
+}
+
+/* After every put: with whole levels, every writer (also one whose write
+ * failed: the flush is collective) places this put's messages now. */
+static int put_done(agg_state *s) {
+  return s->keep && s->is_writer ? tsr__sink_flush(&s->sink) : 0;
 }
 
 static int a_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
   agg_state *s = f->sdata;
   size_t es = tsr__type_size(f->schema.vars[varid].type);
   tsr__plan *plan = NULL;
-  int rc = tsr__plan_get((tsr_decomp *)d, &tsr__strategy_aggregate, s->nwriters, s->stride, es,
-                         0, agg_layout, s, &plan);
+  /* keep is part of the key: a decomposition may serve a NetCDF file and
+   * a GRIB2 file with the same writers. */
+  int rc = tsr__plan_get((tsr_decomp *)d, &tsr__strategy_aggregate,
+                         s->nwriters + ((int64_t)s->keep << 32), s->stride, es, 0, agg_layout, s,
+                         &plan);
   if (!rc) rc = tsr__xbufs_fit(&s->bufs, plan, s->is_writer);
   /* One reduction agrees on buffer allocation and on whether the writers
    * must drain their backend buffer before this slab goes in. */
@@ -76,13 +90,15 @@ static int a_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
   if (rc) return rc;
   /* A failed drain skips this rank's write, never the exchange others are in. */
   rc = tsr__plan_phase(f, &s->sink, plan, 0, &s->bufs, varid, frame, d, buf, &werr);
-  return rc ? rc : werr;
+  int frc = put_done(s);
+  return rc ? rc : werr ? werr : frc;
 }
 
 static int a_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   agg_state *s = f->sdata;
-  if (f->ctx->rank != s->writers[0]) return 0;
-  return tsr__sink_write_whole(&s->sink, varid, frame, buf);
+  int rc = f->ctx->rank == s->writers[0] ? tsr__sink_write_whole(&s->sink, varid, frame, buf) : 0;
+  int frc = put_done(s);
+  return rc ? rc : frc;
 }
 
 static int a_flush(tsr_file *f) {

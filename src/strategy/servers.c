@@ -77,7 +77,9 @@ static int v_enddef(tsr_file *f) {
   cf->id = cl->next_file++;
   cf->group = tsr__srv_pick_group(cl, f->path, &f->hints, f->ctx->comm, &cf->stream);
   if (cf->group < 0) return TSR_EMPI;
-  cf->parallel = f->backend->parallel;
+  /* A task's clients' tiles are no whole levels: a whole_levels backend
+   * (GRIB2) is written by the group root alone. */
+  cf->parallel = f->backend->parallel && !f->backend->whole_levels;
   my_server(cl, cf->group, cf->parallel, &cf->server, &cf->first);
   if (!cf->parallel) rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars);
   if (!rc && cl->m == 0)

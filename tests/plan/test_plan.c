@@ -144,6 +144,37 @@ static void scenario_slabs(const char *name, int nd, const int64_t shape[], int 
   free(d.all);
 }
 
+/* Slabs that keep the last two dimensions whole (GRIB2's levels): every
+ * box spans whole levels, pieces still partition the array, and with fewer
+ * levels than writers the extra pieces are empty (a 2-D array: all on the
+ * last piece). */
+static void scenario_slabs_keep(const char *name, int nd, const int64_t shape[], int py, int px,
+                                int nwriters) {
+  tsr_test_case("%s", name);
+  decomp d;
+  make_grid(&d, nd, shape, py, px, -1);
+  int *w = malloc((size_t)nwriters * sizeof *w);
+  for (int i = 0; i < nwriters; i++) w[i] = (int)((int64_t)i * d.nranks / nwriters);
+  tsr__layout L;
+  TSR_CHECK_EQ_INT(tsr__layout_slabs_keep(nd, shape, 2, nwriters, w, &L), 0);
+  check_layout(&d, &L);
+  check_exchange(&d, &L);
+  int64_t levels = 1;
+  for (int i = 0; i < nd - 2; i++) levels *= shape[i];
+  int nonempty = 0;
+  for (int p = 0; p < L.npieces; p++) {
+    nonempty += L.first[p + 1] > L.first[p];
+    for (int b = L.first[p]; b < L.first[p + 1]; b++)
+      for (int i = nd - 2; i < nd; i++)
+        TSR_CHECK(L.boxes[b].start[i] == 0 && L.boxes[b].count[i] == shape[i]);
+  }
+  TSR_CHECK_EQ_INT(nonempty, levels < nwriters ? levels : nwriters);
+  if (nd == 2) TSR_CHECK(L.first[nwriters] - L.first[nwriters - 1] == 1);
+  tsr__layout_free(&L);
+  free(w);
+  free(d.all);
+}
+
 static void scenario_chunks(const char *name, int nd, const int64_t shape[], int py, int px,
                             int64_t max_elems) {
   tsr_test_case("%s", name);
@@ -402,6 +433,11 @@ int main(int argc, char **argv) {
   RUN("slabs_empty_rank", scenario_slabs("slabs_empty_rank", 2, (int64_t[]){10, 10}, 2, 2, 1, 3));
   RUN("slabs_more_writers_than_rows",
       scenario_slabs("slabs_more_writers_than_rows", 2, (int64_t[]){3, 8}, 1, 2, -1, 5));
+  RUN("slabs_keep_levels",
+      scenario_slabs_keep("slabs_keep_levels", 3, (int64_t[]){5, 6, 4}, 2, 2, 2));
+  RUN("slabs_keep_more_writers",
+      scenario_slabs_keep("slabs_keep_more_writers", 3, (int64_t[]){3, 6, 4}, 2, 2, 4));
+  RUN("slabs_keep_2d", scenario_slabs_keep("slabs_keep_2d", 2, (int64_t[]){6, 4}, 2, 1, 3));
   RUN("chunks_2d", scenario_chunks("chunks_2d", 2, (int64_t[]){17, 9}, 3, 2, 40));
   RUN("chunks_3d", scenario_chunks("chunks_3d", 3, (int64_t[]){4, 6, 5}, 2, 2, 7));
   RUN("runs_map", scenario_runs_map());

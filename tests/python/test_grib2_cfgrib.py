@@ -3,7 +3,8 @@ the same run written as classic NetCDF, within the packing's precision.
 
 The benchmark runs twice with the same decomposition and steps (so the same
 fields): once `format=cdf2`, once `format=grib2`, through a strategy that
-writes GRIB2 (serial; aggregate with one writer). Every mapped WRF field
+writes GRIB2 (serial; aggregate with one writer and with two, which
+append their whole-level messages at agreed offsets). Every mapped WRF field
 (the backend's built-in table) must appear under its GRIB2 short name with
 the NetCDF shape, and each horizontal level must agree within
 (max - min) / (2^grib_bits - 1) of that level, as docs/hints.md promises
@@ -63,7 +64,8 @@ def grib_fields(path):
     return found
 
 
-@pytest.mark.parametrize("strategy", ["serial", "aggregate:aggregators=1"])
+@pytest.mark.parametrize("strategy", ["serial", "aggregate:aggregators=1",
+                                      "aggregate:aggregators=2"])
 def test_cfgrib_reads_what_netcdf_holds(tmp_path, strategy):
     ref = run_bench(tmp_path / "nc", f"strategy={strategy}:format=cdf2")
     grb = run_bench(tmp_path / "grib", f"strategy={strategy}:format=grib2:grib_bits={GRIB_BITS}")
