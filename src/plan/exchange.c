@@ -197,11 +197,16 @@ static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__ti
                       const void *src, char *dst) {
   int64_t es = (int64_t)ex->esize;
   if (ex->flat) { /* a flat segment is contiguous in the caller's buffer */
-    for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
-      const int64_t *g = &ex->send_fl[2 * s];
-      if (d->perm) tsr__gather(dst, src, d->perm + g[0], g[1], ex->esize);
-      else memcpy(dst, (const char *)src + g[0] * es, (size_t)(g[1] * es));
-      dst += g[1] * es;
+    /* Segments that continue one another in the buffer move as one: a
+     * scattered map has runs of an element or two, and one call each would
+     * cost more than the elements themselves. */
+    for (int s = p->seg0; s < p->seg0 + p->nseg;) {
+      int64_t at = ex->send_fl[2 * s], len = ex->send_fl[2 * s + 1];
+      for (s++; s < p->seg0 + p->nseg && ex->send_fl[2 * s] == at + len; s++)
+        len += ex->send_fl[2 * s + 1];
+      if (d->perm) tsr__gather(dst, src, d->perm + at, len, ex->esize);
+      else memcpy(dst, (const char *)src + at * es, (size_t)(len * es));
+      dst += len * es;
     }
     return;
   }
