@@ -143,6 +143,8 @@ typedef struct bench_config {
   int write_input;          /* write <out>/wrfinput_d01 */
   int nocolons;             /* '_' for ':' in file names */
   int check, dry_run, quiet;
+  int xzy;   /* --memory-order xzy: 3-D fields held as WRF's a(i,k,j) */
+  int cells; /* --decomp cells: shuffled horizontal points through an index map */
   int inject_error; /* test hook: one wrong value in the first output */
   unsigned set; /* BO_* given on the command line (they win over the namelist) */
 } bench_config;
@@ -181,6 +183,13 @@ typedef struct {
   int64_t mstart[TSR_MAX_DIMS], mcount[TSR_MAX_DIMS];
   int xdim, ydim;  /* position of the x / y dimension, -1 if none */
   int std;         /* (..., y, x) layout with halos in both: the kernel steps it */
+  int xzy;         /* 3-D (z, y, x) held in memory as [y][z][x] (WRF's a(i,k,j)) */
+  int64_t mstride[TSR_MAX_DIMS]; /* memory stride of each file dimension, elements */
+  /* --decomp cells: the rank's horizontal points (flat y * nx + x over the
+   * shape's horizontal grid) in buffer order; the buffer is [cell][other dims],
+   * as MPAS holds a(nVertLevels, nCells). ncells < 0: not a cells shape. */
+  int64_t ncells, nother;
+  int64_t *cells;
   int64_t mem_elems, tile_elems, global_elems;
   tsr_decomp *d;
   MPI_Datatype halo[2][8]; /* [element size 4|8][send w,e,s,n; recv w,e,s,n] */
@@ -270,8 +279,23 @@ typedef void (*bench_row_fn)(void *arg, const bench_shape *sh, int64_t moff, con
 void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, void *arg);
 /* (k, j, i) of the check function for a global index: i along x, j along y,
  * k the row-major index over the other non-record dimensions. */
+/* Memory offset (elements) of the global index gidx on this rank; -1 when
+ * the rank does not hold it. */
+int64_t bench_shape_offset(const bench_shape *sh, const int64_t gidx[]);
 void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, int64_t *j,
                      int64_t *i);
+
+/* ------------------------------------------------------------------ cells */
+
+/* --decomp cells (cells.c): make sh a cells shape (sizes only, for the
+ * memory check); its cells and index map come with bench_cells_decomp. */
+void bench_cells_shape(const bench_run *run, bench_shape *sh);
+/* Deal the shape's horizontal points and create its tsr_decomp_map.
+ * Collective; TSR code, message in run->err. */
+int bench_cells_decomp(bench_run *run, bench_shape *sh);
+/* bench_shape_rows and bench_shape_offset of a cells shape. */
+void bench_cells_rows(const bench_shape *sh, bench_row_fn fn, void *arg);
+int64_t bench_cells_offset(const bench_shape *sh, const int64_t gidx[]);
 
 /* ------------------------------------------------------------------ atmosphere */
 

@@ -64,9 +64,10 @@ void bench_check_fill(bench_run *run, int t) {
     for (int v = run->nfields - 1; v >= 0; v--) {
       bench_field *f = &run->fields[v];
       if (f->shape < 0) continue;
-      const bench_shape *sh = &run->shapes[f->shape];
-      int64_t off = 0;
-      for (int d = 0; d < sh->ndims; d++) off = off * sh->mcount[d] + (sh->start[d] - sh->mstart[d]);
+      int64_t origin[TSR_MAX_DIMS] = {0};
+      int64_t off = bench_shape_offset(&run->shapes[f->shape], origin);
+      if (off < 0) off = 0; /* --decomp cells: rank 0's first element instead */
+      if (f->nelems == 0) break;
       switch (run->schema.vars[v].type) {
       case TSR_FLOAT: ((float *)f->buf)[off] += 1.0f; break;
       case TSR_DOUBLE: ((double *)f->buf)[off] += 1.0; break;

@@ -109,7 +109,20 @@ static void build_shape(const bench_run *run, bench_shape *sh, int ndims, const 
   sh->mem_elems = mem;
   sh->tile_elems = tile;
   sh->global_elems = glob;
+  sh->ncells = -1;
   sh->std = ndims >= 2 && sh->ydim == ndims - 2 && sh->xdim == ndims - 1;
+  /* WRF's XZY applies to its 3-D (bottom_top, south_north, west_east)
+   * arrays; 2-D fields and other shapes are the same in either order. */
+  sh->xzy = run->cfg.xzy && sh->std && ndims == 3;
+  int order[TSR_MAX_DIMS];
+  for (int d = 0; d < ndims; d++) order[d] = d;
+  if (sh->xzy) order[0] = 1, order[1] = 0;
+  int64_t stride = 1;
+  for (int m = ndims - 1; m >= 0; m--) {
+    sh->mstride[order[m]] = stride;
+    stride *= sh->mcount[order[m]];
+  }
+  if (run->cfg.cells) bench_cells_shape(run, sh);
   for (int e = 0; e < 2; e++)
     for (int t = 0; t < 8; t++) sh->halo[e][t] = MPI_DATATYPE_NULL;
 }
@@ -252,13 +265,28 @@ int bench_fields_setup(bench_run *run) {
   /* Decompositions: one per distinct shape, created in the same order on every rank. */
   for (int i = 0; i < run->nshapes; i++) {
     bench_shape *sh = &run->shapes[i];
-    double t0 = MPI_Wtime();
-    int rc = tsr_decomp_box(run->ctx, sh->ndims, sh->gsize, sh->start, sh->count, sh->mstart,
+    const char *call = "tsr_decomp_box";
+    int rc;
+    if (sh->ncells >= 0) {
+      call = "tsr_decomp_map";
+      rc = bench_cells_decomp(run, sh); /* timed inside: the map's construction is not */
+    } else {
+      static const int xzy[3] = {1, 0, 2}; /* [y][z][x] */
+      double t0 = MPI_Wtime();
+      if (sh->xzy) {
+        call = "tsr_decomp_box_ordered";
+        rc = tsr_decomp_box_ordered(run->ctx, sh->ndims, sh->gsize, sh->start, sh->count,
+                                    sh->mstart, sh->mcount, xzy, &sh->d);
+      } else {
+        rc = tsr_decomp_box(run->ctx, sh->ndims, sh->gsize, sh->start, sh->count, sh->mstart,
                             sh->mcount, &sh->d);
-    run->tm.blocked_s += MPI_Wtime() - t0;
+      }
+      run->tm.blocked_s += MPI_Wtime() - t0;
+    }
     if (rc != 0) {
-      snprintf(run->err, sizeof run->err, "tsr_decomp_box (shape %d of %d, %d dims): %s", i + 1,
-               run->nshapes, sh->ndims, tsr_strerror(rc));
+      if (!run->err[0])
+        snprintf(run->err, sizeof run->err, "%s (shape %d of %d, %d dims): %s", call, i + 1,
+                 run->nshapes, sh->ndims, tsr_strerror(rc));
       return rc;
     }
   }
@@ -269,6 +297,7 @@ void bench_fields_free(bench_run *run) {
   for (int i = 0; i < run->nshapes; i++) {
     bench_shape *sh = &run->shapes[i];
     tsr_decomp_free(&sh->d);
+    free(sh->cells);
     for (int e = 0; e < 2; e++)
       for (int t = 0; t < 8; t++)
         if (sh->halo[e][t] != MPI_DATATYPE_NULL) MPI_Type_free(&sh->halo[e][t]);
@@ -284,6 +313,10 @@ void bench_fields_free(bench_run *run) {
 }
 
 void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, void *arg) {
+  if (sh->ncells >= 0) {
+    bench_cells_rows(sh, fn, arg);
+    return;
+  }
   int nd = sh->ndims;
   int64_t lo[TSR_MAX_DIMS], cnt[TSR_MAX_DIMS], idx[TSR_MAX_DIMS];
   for (int d = 0; d < nd; d++) {
@@ -293,8 +326,10 @@ void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, voi
     idx[d] = lo[d];
   }
   for (;;) {
+    /* Rows run along the last file dimension, which is the fastest in
+     * memory in either order (XZY keeps x innermost). */
     int64_t moff = 0;
-    for (int d = 0; d < nd; d++) moff = moff * sh->mcount[d] + (idx[d] - sh->mstart[d]);
+    for (int d = 0; d < nd; d++) moff += (idx[d] - sh->mstart[d]) * sh->mstride[d];
     fn(arg, sh, moff, idx, cnt[nd - 1]);
     int d = nd - 2;
     for (; d >= 0; d--) {
@@ -303,6 +338,16 @@ void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, voi
     }
     if (d < 0) return;
   }
+}
+
+int64_t bench_shape_offset(const bench_shape *sh, const int64_t gidx[]) {
+  if (sh->ncells >= 0) return bench_cells_offset(sh, gidx);
+  int64_t off = 0;
+  for (int d = 0; d < sh->ndims; d++) {
+    if (gidx[d] < sh->start[d] || gidx[d] >= sh->start[d] + sh->count[d]) return -1;
+    off += (gidx[d] - sh->mstart[d]) * sh->mstride[d];
+  }
+  return off;
 }
 
 void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, int64_t *j,

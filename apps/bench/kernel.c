@@ -32,6 +32,18 @@ static int make_halo_types(bench_shape *sh, int e, int esize) {
       [SEND_S] = {0, H, 0},                [SEND_N] = {0, cy, 0},
       [RECV_S] = {0, 0, 0},                [RECV_N] = {0, H + cy, 0},
   };
+  /* WRF's XZY holds (y, outer, x): the same boxes with the first two axes swapped. */
+  if (sh->xzy) {
+    int *swap[] = {sizes, xsub, ysub};
+    for (int a = 0; a < 3; a++) {
+      int t = swap[a][0];
+      swap[a][0] = swap[a][1], swap[a][1] = t;
+    }
+    for (int t = 0; t < 8; t++) {
+      int tmp = starts[t][0];
+      starts[t][0] = starts[t][1], starts[t][1] = tmp;
+    }
+  }
   for (int t = 0; t < 8; t++) {
     int *sub = (t == SEND_W || t == SEND_E || t == RECV_W || t == RECV_E) ? xsub : ysub;
     if (MPI_Type_create_subarray(3, sizes, sub, starts[t], MPI_ORDER_C, MPI_BYTE,
@@ -81,10 +93,12 @@ int bench_halo_exchange(bench_run *run) {
 #define A_H 0.1
 #define A_V 0.05
 
+/* sk and sj are the memory strides of a level and of a row: (my * mx, mx) in
+ * the file's order, (mx, nouter * mx) in WRF's XZY. */
 #define DEFINE_SWEEP(NAME, T)                                                               \
-  static void NAME(T *u, T *out, int64_t nouter, int64_t my, int64_t mx, int64_t cy,        \
+  static void NAME(T *u, T *out, int64_t nouter, int64_t sk, int64_t sj, int64_t cy,        \
                    int64_t cx) {                                                            \
-    const int64_t H = BENCH_HALO, plane = my * mx;                                          \
+    const int64_t H = BENCH_HALO, plane = sk, mx = sj;                                      \
     for (int64_t k = 0; k < nouter; k++) {                                                  \
       for (int64_t j = H; j < H + cy; j++) {                                                \
         const T *c = u + k * plane + j * mx;                                                \
@@ -121,10 +135,11 @@ int bench_step(bench_run *run) {
       int nd = sh->ndims;
       int64_t nouter = outer_of(sh), my = sh->mcount[nd - 2], mx = sh->mcount[nd - 1];
       int64_t cy = sh->count[nd - 2], cx = sh->count[nd - 1];
+      int64_t sk = sh->xzy ? mx : my * mx, sj = sh->xzy ? nouter * mx : mx;
       if (f->esize == 4)
-        sweep_float(f->buf, run->scratch, nouter, my, mx, cy, cx);
+        sweep_float(f->buf, run->scratch, nouter, sk, sj, cy, cx);
       else
-        sweep_double(f->buf, run->scratch, nouter, my, mx, cy, cx);
+        sweep_double(f->buf, run->scratch, nouter, sk, sj, cy, cx);
     }
   }
   return 0;

@@ -47,6 +47,13 @@ static const char usage[] =
     "  --restart FILE         resume from a restart file written by --restart-every\n"
     "  --write-input          write the initial state as <out>/wrfinput_d01\n"
     "  --input FILE           start from a wrfinput_d01 written by --write-input\n"
+    "  --memory-order ORDER   zyx (default): 3-D fields held in the file's order;\n"
+    "                         xzy: held as WRF holds them, a(i,k,j), and written in\n"
+    "                         place (tsr_decomp_box_ordered); the files are identical\n"
+    "  --decomp KIND          box (default): one tile per rank of the process grid;\n"
+    "                         cells: MPAS-like, the horizontal points dealt to ranks in\n"
+    "                         a seeded shuffled order and written through an index map\n"
+    "                         (tsr_decomp_map); no stencil, no halos\n"
     "  --check                fill fields with check values, read every file back and\n"
     "                         verify every value\n"
     "  --json FILE            write the run's metrics as JSON\n"
@@ -107,7 +114,7 @@ enum {
   OPT_NX = 256, OPT_NY, OPT_NZ, OPT_PX, OPT_PY, OPT_STEPS, OPT_EVERY, OPT_SWEEPS, OPT_FPF,
   OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
-  OPT_DRY_RUN, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP
+  OPT_DRY_RUN, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP
 };
 
 static const struct option long_options[] = {
@@ -135,6 +142,8 @@ static const struct option long_options[] = {
     {"input", required_argument, NULL, OPT_INPUT},
     {"write-input", no_argument, NULL, OPT_WRITE_INPUT},
     {"nocolons", no_argument, NULL, OPT_NOCOLONS},
+    {"memory-order", required_argument, NULL, OPT_MEMORY_ORDER},
+    {"decomp", required_argument, NULL, OPT_DECOMP},
     {"check", no_argument, NULL, OPT_CHECK},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"inject-error", no_argument, NULL, OPT_INJECT},
@@ -185,6 +194,20 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
   case OPT_INPUT: return to_text(name, val, c->input, sizeof c->input, err, errlen);
   case OPT_WRITE_INPUT: c->write_input = 1; return 0;
   case OPT_NOCOLONS: c->nocolons = 1; c->set |= BO_NOCOLONS; return 0;
+  case OPT_MEMORY_ORDER:
+    if (strcmp(val, "zyx") == 0 || strcmp(val, "xzy") == 0) {
+      c->xzy = strcmp(val, "xzy") == 0;
+      return 0;
+    }
+    snprintf(err, errlen, "--memory-order is zyx or xzy, got '%s'", val);
+    return -1;
+  case OPT_DECOMP:
+    if (strcmp(val, "box") == 0 || strcmp(val, "cells") == 0) {
+      c->cells = strcmp(val, "cells") == 0;
+      return 0;
+    }
+    snprintf(err, errlen, "--decomp is box or cells, got '%s'", val);
+    return -1;
   case OPT_CHECK: c->check = 1; return 0;
   case OPT_DRY_RUN: c->dry_run = 1; return 0;
   case OPT_INJECT: c->inject_error = 1; return 0;
@@ -439,6 +462,11 @@ int bench_finish_config(bench_config *c, char *err, size_t errlen) {
     size_t len = strlen(c->hints);
     snprintf(c->hints + len, sizeof c->hints - len, "%s%s", len ? "," : "", c->user_hints);
   }
+  if (c->xzy && c->cells) {
+    /* Cells have no (i,k,j) box to reorder: a column's levels are the map's business. */
+    snprintf(err, errlen, "--memory-order xzy is for box decompositions, not --decomp cells");
+    return -1;
+  }
   if (c->restart[0] && c->input[0]) {
     snprintf(err, errlen, "--restart and --input both give the initial state: use one");
     return -1;
@@ -456,8 +484,10 @@ int bench_finish_config(bench_config *c, char *err, size_t errlen) {
 void bench_print_config(const bench_config *c) {
   printf("nx = %d\nny = %d\nnz = %d\npx = %d\npy = %d\nsteps = %d\noutput_every = %d\n"
          "sweeps = %d\nframes_per_file = %d\ndt = %g\ndx = %g\ndy = %g\nstart = %s\n"
-         "restart_every = %d\nnocolons = %d\nhints = %s\nschema = %s\nout = %s\n",
+         "restart_every = %d\nnocolons = %d\nhints = %s\nschema = %s\nout = %s\n"
+         "memory_order = %s\ndecomp = %s\n",
          c->nx, c->ny, c->nz, c->px, c->py, c->steps, c->output_every, c->sweeps,
          c->frames_per_file, c->dt, c->dx, c->dy, c->start_date, c->restart_every, c->nocolons,
-         c->hints, c->schema[0] ? c->schema : "(default)", c->out);
+         c->hints, c->schema[0] ? c->schema : "(default)", c->out, c->xzy ? "xzy" : "zyx",
+         c->cells ? "cells" : "box");
 }

@@ -9,6 +9,8 @@
  *   when its order differs from the box's C order;
  * - anything else becomes flat runs in index order (plan/runs.h), which the
  *   plan engine exchanges with one memcpy per run piece;
+ * - a shuffled map (a perm index per element) is read in place by the
+ *   strategies that pack through the plan engine (tiles.perm): no pack;
  * - a box in another memory order becomes the box without halos, packed by a
  *   copy whose innermost rows stay memcpy when the fastest dimension is the
  *   file's fastest (XZY). */
@@ -147,6 +149,11 @@ static int from_spans(tsr_ctx *ctx, int rc, int ndims, const int64_t gsize[], ts
           free(d->spans);
           d->spans = NULL;
           d->nspans = 0;
+          /* serial and aggregate gather through perm straight into their
+           * messages (plan/tiles.h) instead of packing first: a shuffled
+           * map then costs one random-access pass over the buffer, not a
+           * pack plus the box's copy. Plans are cached on this handle. */
+          d->tiles.perm = d->perm;
         }
       }
     }

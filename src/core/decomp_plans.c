@@ -8,6 +8,10 @@
 int tsr__plan_get(tsr_decomp *d, const void *owner, int64_t key1, int64_t key2, size_t esize,
                   int phased, tsr__layout_fn make_layout, const void *arg, tsr__plan **out) {
   *out = NULL;
+  /* A shuffled map read in place moves the same segments as its canon (the
+   * permutation only changes where the exchange reads them): one plan,
+   * cached on the canon, serves both, and is built once. */
+  if (d->canon && d->tiles.perm) d = d->canon;
   for (tsr__plan *p = d->plans; p; p = p->next)
     if (p->owner == owner && p->key1 == key1 && p->key2 == key2 && p->esize == esize) {
       *out = p;

@@ -368,10 +368,12 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
   if (!rc) rc = flat_refused(f, d);
   /* Maps, box lists and other memory orders reach the strategy packed into
-   * what their canon describes (core/decomp_map.c). */
+   * what their canon describes (core/decomp_map.c), unless the strategy
+   * reads them in place: one copy fewer. */
   const void *sbuf = buf;
   const tsr_decomp *sd = d; /* what the strategy gets */
-  if (!rc && d->canon && !(d->ordered && f->strategy->reads_ordered)) {
+  int in_place = (d && (d->ordered || d->tiles.perm)) && f->strategy->reads_in_place;
+  if (!rc && d->canon && !in_place) {
     sd = d->canon;
     rc = tsr__decomp_pack(f, d, tsr__type_size(f->schema.vars[varid].type), buf, &sbuf);
   }

@@ -141,6 +141,58 @@ void tsr__copy_box_ordered(int nd, const tsr__box *region, size_t esize, const v
   }
 }
 
+/* By element size, so the compiler moves each element as one load and store. */
+#define GATHER(T)                                                                               \
+  do {                                                                                          \
+    T *d_ = dst;                                                                                \
+    const T *s_ = src;                                                                          \
+    for (int64_t k = 0; k < n; k++) d_[k] = s_[perm[k]];                                        \
+  } while (0)
+void tsr__gather(void *dst, const void *src, const int32_t *perm, int64_t n, size_t esize) {
+  if (esize == 4) GATHER(int32_t);
+  else if (esize == 8) GATHER(int64_t);
+  else if (esize == 2) GATHER(int16_t);
+  else if (esize == 1) GATHER(char);
+  else
+    for (int64_t k = 0; k < n; k++)
+      memcpy((char *)dst + k * (int64_t)esize, (const char *)src + perm[k] * (int64_t)esize, esize);
+}
+#undef GATHER
+
+void tsr__copy_box_perm(int nd, const tsr__box *region, size_t esize, const void *src,
+                        const int32_t *perm, const int64_t src_origin[],
+                        const int64_t src_shape[], void *dst, const int64_t dst_origin[],
+                        const int64_t dst_shape[]) {
+  if (nd == 0) {
+    memcpy(dst, (const char *)src + perm[0] * (int64_t)esize, esize);
+    return;
+  }
+  int64_t sstride[TSR_MAX_DIMS], dstride[TSR_MAX_DIMS];
+  sstride[nd - 1] = dstride[nd - 1] = 1;
+  for (int i = nd - 2; i >= 0; i--) {
+    sstride[i] = sstride[i + 1] * src_shape[i + 1];
+    dstride[i] = dstride[i + 1] * dst_shape[i + 1];
+  }
+  int64_t rows = 1, row = region->count[nd - 1];
+  for (int i = 0; i < nd - 1; i++) rows *= region->count[i];
+  if (rows == 0 || row == 0) return;
+  int64_t es = (int64_t)esize, idx[TSR_MAX_DIMS] = {0};
+  char *dp = dst;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t so = 0, doff = 0;
+    for (int i = 0; i < nd; i++) {
+      int64_t g = region->start[i] + (i < nd - 1 ? idx[i] : 0);
+      so += (g - src_origin[i]) * sstride[i];
+      doff += (g - dst_origin[i]) * dstride[i];
+    }
+    tsr__gather(dp + doff * es, src, perm + so, row, esize);
+    for (int i = nd - 2; i >= 0; i--) {
+      if (++idx[i] < region->count[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
 void tsr__fill_elems(void *dst, const void *fill, size_t esize, int64_t n) {
   if (n <= 0) return;
   char *d = dst;

@@ -34,6 +34,14 @@ void tsr__copy_box_ordered(int nd, const tsr__box *region, size_t esize, const v
                            const int64_t src_origin[], const int64_t src_shape[],
                            const int order[], void *dst, const int64_t dst_origin[],
                            const int64_t dst_shape[]);
+/* tsr__copy_box from a permuted array: the element at C-order offset o of
+ * the box (src_origin, src_shape) is src[perm[o]] (a shuffled index map). */
+void tsr__copy_box_perm(int nd, const tsr__box *region, size_t esize, const void *src,
+                        const int32_t *perm, const int64_t src_origin[],
+                        const int64_t src_shape[], void *dst, const int64_t dst_origin[],
+                        const int64_t dst_shape[]);
+/* dst[k] = src[perm[k]] for k < n elements of esize bytes. */
+void tsr__gather(void *dst, const void *src, const int32_t *perm, int64_t n, size_t esize);
 /* Set n elements of esize bytes to the value at fill. */
 void tsr__fill_elems(void *dst, const void *fill, size_t esize, int64_t n);
 

@@ -197,16 +197,25 @@ static void pack_segs(const tsr__exchange *ex, const tsr__peer *p, const tsr__ti
                       const void *src, char *dst) {
   int64_t es = (int64_t)ex->esize;
   if (ex->flat) { /* a flat segment is contiguous in the caller's buffer */
-    for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
-      const int64_t *g = &ex->send_fl[2 * s];
-      memcpy(dst, (const char *)src + g[0] * es, (size_t)(g[1] * es));
-      dst += g[1] * es;
+    /* Segments that continue one another in the buffer move as one: a
+     * scattered map has runs of an element or two, and one call each would
+     * cost more than the elements themselves. */
+    for (int s = p->seg0; s < p->seg0 + p->nseg;) {
+      int64_t at = ex->send_fl[2 * s], len = ex->send_fl[2 * s + 1];
+      for (s++; s < p->seg0 + p->nseg && ex->send_fl[2 * s] == at + len; s++)
+        len += ex->send_fl[2 * s + 1];
+      if (d->perm) tsr__gather(dst, src, d->perm + at, len, ex->esize);
+      else memcpy(dst, (const char *)src + at * es, (size_t)(len * es));
+      dst += len * es;
     }
     return;
   }
   for (int s = p->seg0; s < p->seg0 + p->nseg; s++) {
     const tsr__box *b = &ex->send_segs[s].box;
-    if (d->ordered)
+    if (d->perm)
+      tsr__copy_box_perm(ex->nd, b, ex->esize, src, d->perm, d->mem.start, d->mem.count, dst,
+                         b->start, b->count);
+    else if (d->ordered)
       tsr__copy_box_ordered(ex->nd, b, ex->esize, src, d->mem.start, d->mem.count, d->order, dst,
                             b->start, b->count);
     else
@@ -248,7 +257,8 @@ static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, cons
     int64_t es = (int64_t)ex->esize;
     for (int k = 0; k < sp->nseg && k < rp->nseg; k++) {
       const int64_t *a = &ex->send_fl[2 * (sp->seg0 + k)], *b = &ex->recv_fl[2 * (rp->seg0 + k)];
-      memcpy(region + b[0] * es, (const char *)src + a[0] * es, (size_t)(a[1] * es));
+      if (d->perm) tsr__gather(region + b[0] * es, src, d->perm + a[0], a[1], ex->esize);
+      else memcpy(region + b[0] * es, (const char *)src + a[0] * es, (size_t)(a[1] * es));
     }
     return;
   }
@@ -258,7 +268,10 @@ static void copy_self(const tsr__exchange *ex, int me, const tsr__tiles *d, cons
       const tsr__seg *g = &ex->recv_segs[s];
       const tsr__box *t = &ex->mybox[g->target];
       char *at = region + ex->mybox_off[g->target] * (int64_t)ex->esize;
-      if (d->ordered)
+      if (d->perm)
+        tsr__copy_box_perm(ex->nd, &g->box, ex->esize, src, d->perm, d->mem.start, d->mem.count,
+                           at, t->start, t->count);
+      else if (d->ordered)
         tsr__copy_box_ordered(ex->nd, &g->box, ex->esize, src, d->mem.start, d->mem.count,
                               d->order, at, t->start, t->count);
       else

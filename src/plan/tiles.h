@@ -23,6 +23,12 @@ typedef struct tsr__tiles {
    * WRF's a(i,k,j); exchanges pack straight from it. */
   int ordered;
   int order[TSR_MAX_DIMS];
+  /* A shuffled index map read in place: the buffer holds my elements (the
+   * tile's in its C order, or the flat runs' in index order) permuted, the
+   * o-th of them at buffer position perm[o]; mem is the tile. Exchanges
+   * gather through it straight into their messages, so the elements move
+   * once instead of being packed into index order first. */
+  const int32_t *perm;
   /* Flat tiles (index maps, several boxes per rank, plan/runs.h): when set,
    * this rank's elements are the sorted, disjoint runs [runs[2i], runs[2i+1])
    * of the row-major flat index, held one after the other in the caller's

@@ -134,7 +134,7 @@ static void a_abort(tsr_file *f) {
 const tsr__strategy_ops tsr__strategy_aggregate = {
     .name = "aggregate",
     .backend_want = a_want,
-    .reads_ordered = 1,
+    .reads_in_place = 1,
     .enddef = a_enddef,
     .put = a_put,
     .put_global = a_put_global,

@@ -87,7 +87,7 @@ static void s_abort(tsr_file *f) {
 const tsr__strategy_ops tsr__strategy_serial = {
     .name = "serial",
     .backend_want = s_want,
-    .reads_ordered = 1,
+    .reads_in_place = 1,
     .enddef = s_enddef,
     .put = s_put,
     .put_global = s_put_global,

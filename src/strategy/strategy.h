@@ -35,10 +35,11 @@ typedef struct tsr__strategy_ops {
   /* 1: every rank writes the one shared file, so with more than one rank
    * the backend must be parallel (checked at tsr_create). */
   int needs_parallel_backend;
-  /* 1: put reads a box held in another memory order in place (it packs
-   * through the plan engine, which follows tiles.order); else the API layer
-   * packs the tile into file order first. */
-  int reads_ordered;
+  /* 1: put reads a box held in another memory order, or a shuffled index
+   * map, in place (it packs through the plan engine, which follows
+   * tiles.order and tiles.perm); else the API layer packs the tile into
+   * file order first. */
+  int reads_in_place;
   int (*enddef)(tsr_file *f);
   int (*put)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf);
   /* Optional: a TSR_FLOAT variable from double memory (tsr_put_typed); the
