@@ -106,7 +106,8 @@ int plain_pnc_put(bench_run *run, int v, int frame) {
     }
     if (sh->tile_elems == 0) bufcount = 0, type = plain_mpi_type(var->type);
   } else {
-    int root = run->grid.rank == 0;
+    /* A fixed scalar has no count to make empty: every rank writes the value. */
+    int root = run->grid.rank == 0 || nd == 0;
     for (int i = rec; i < nd; i++) ct[i] = run->schema.dims[var->dimids[i]].len;
     if (!root) memset(ct, 0, sizeof ct); /* the record index too: nothing at all */
     bufcount = root ? (MPI_Offset)f->nelems : 0;
