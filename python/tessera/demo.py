@@ -2,6 +2,11 @@
 ranks, on a WRF-like case; verify every run's output (--check); print one
 comparison table and draw it as a PNG. `make demo` runs this.
 
+Then each strategy's plain counterpart (`tessera-bench --plain`, the same
+files without Tessera; `tessera overhead` names the pairs) runs once, also
+verified, and a second table prints the ratios Tessera / plain. One run a
+side has no spread: `tessera overhead` repeats them for paired medians.
+
 A strategy the library was built without (e.g. no PnetCDF: direct and
 aggregate; servers before they exist) is reported as skipped, not failed.
 """
@@ -18,6 +23,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from . import overhead
 from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
@@ -56,6 +62,8 @@ def parser() -> argparse.ArgumentParser:
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    a("--no-plain", action="store_true",
+      help="skip the runs without Tessera and the table of ratios")
     a("--keep", action="store_true", help="keep the history files (removed after each "
                                           "verified run to save disk)")
     return p
@@ -64,8 +72,12 @@ def parser() -> argparse.ArgumentParser:
 def bench_args(args, name: str, out: Path) -> list[str]:
     argv = ["--nx", str(args.nx), "--ny", str(args.ny), "--nz", str(args.nz),
             "--steps", str(args.steps), "--output-every", str(args.output_every),
-            "--sweeps", str(args.sweeps), "--hints", STRATEGIES[name], "--check", "--quiet",
+            "--sweeps", str(args.sweeps), "--check", "--quiet",
             "--out", str(out / f"{name}-files"), "--json", str(out / f"{name}.json")]
+    if name.startswith("plain-"):
+        argv += ["--plain", name[len("plain-"):]]
+    else:
+        argv += ["--hints", STRATEGIES[name]]
     if args.schema:
         argv += ["--schema", args.schema]
     return argv
@@ -91,7 +103,7 @@ def run_one(args, name: str, bench: str, out: Path, env: dict) -> dict:
             stale.unlink()
     shutil.rmtree(files, ignore_errors=True)
     cmd = mpiexec_command(args.mpiexec, args.np) + [bench] + bench_args(args, name, out)
-    rec = {"strategy": name, "hints": STRATEGIES[name]}
+    rec = {"strategy": name, "hints": STRATEGIES.get(name, "")}
     t0 = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
@@ -136,6 +148,43 @@ def progress(rec: dict, elapsed: float) -> str:
     return f"FAILED: {rec['demo_message']}"
 
 
+def plain_runs(args, bench: str, out: Path, env: dict, records: list, console) -> list:
+    """The plain counterpart of every strategy that ran, once each."""
+    methods = []
+    for r in records:
+        pair = overhead.PAIRS.get(r["strategy"])
+        if r["demo_status"] == "ok" and pair and pair[1] not in methods:
+            methods.append(pair[1])
+    runs = []
+    for i, method in enumerate(methods, 1):
+        def one(name=f"plain-{method}"):
+            t0 = time.monotonic()
+            rec = run_one(args, name, bench, out, env)
+            return rec, progress(rec, time.monotonic() - t0)
+        runs.append(step(console, f"[plain {i}/{len(methods)}] {method:<9} running tessera-bench "
+                                  f"--plain --check on {args.np} processes ...", one))
+    return runs
+
+
+def print_ratios(args, records: list, plain: list) -> None:
+    """Tessera / plain per strategy, in overhead's table (one run a side)."""
+    by_side = {}
+    for r in records + plain:
+        if r["demo_status"] == "ok":
+            side = r["strategy"].replace("plain-", "plain:", 1)
+            by_side[(args.np, side)] = [r]
+    names = [r["strategy"] for r in records
+             if r["strategy"] in overhead.PAIRS and (args.np, r["strategy"]) in by_side
+             and (args.np, "plain:" + overhead.PAIRS[r["strategy"]][1]) in by_side]
+    if not names:
+        return
+    print()
+    print("Tessera / plain (the same files written without Tessera; one run each, no spread: "
+          "`tessera overhead` repeats them)")
+    print(overhead.table(overhead.summarise(by_side, names, [args.np]), os.cpu_count() or 1))
+    print()
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     names = [s.strip() for s in args.strategies.split(",") if s.strip()]
@@ -171,10 +220,12 @@ def main(argv=None) -> int:
             return rec, progress(rec, time.monotonic() - t0)
         records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
                                      f"--check on {args.np} processes ...", one))
+    plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console)
     results = out / "results.json"
-    results.write_text(json.dumps({"runs": records}, indent=2) + "\n", encoding="utf-8")
+    results.write_text(json.dumps({"runs": records, "plain_runs": plain}, indent=2) + "\n",
+                       encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]
-    failed = [r for r in records if r["demo_status"] == "failed"]
+    failed = [r for r in records + plain if r["demo_status"] == "failed"]
     print()
     case = case_text(records)
     if case:
@@ -187,10 +238,13 @@ def main(argv=None) -> int:
             print(f"chart: {png}")
         except (ResultsError, ImportError, OSError) as e:
             print(f"tessera demo: no chart ({e})", file=sys.stderr)
+    if plain:
+        print_ratios(args, records, plain)
     print(f"results: {results} (logs: {out}/<strategy>.log)")
     if failed or not ran:
         print(f"tessera demo: {len(failed)} run(s) failed" if failed else
               "tessera demo: no strategy ran", file=sys.stderr)
         return 1
-    print(f"all {len(ran)} runs verified: every value of every file matched")
+    verified = len(ran) + sum(r["demo_status"] == "ok" for r in plain)
+    print(f"all {verified} runs verified: every value of every file matched")
     return 0
