@@ -11,6 +11,7 @@
  *   atmosphere.c      the physical state: a standard atmosphere in WRF units
  *   kernel.c          stencil kernel and halo exchange
  *   output.c          history files through Tessera
+ *   plain.c           --plain: the same files without Tessera (plain_pnetcdf.c)
  *   restart.c         restart and input files: the model state, written and read back
  *   check.c           check values and the read-back verification
  *   metrics.c         timers, reductions, JSON and the summary line
@@ -142,6 +143,7 @@ typedef struct bench_config {
   int restart_every;        /* steps between restart files, 0 = none */
   int write_input;          /* write <out>/wrfinput_d01 */
   int nocolons;             /* '_' for ':' in file names */
+  char plain[16];           /* --plain METHOD: "" = through Tessera */
   int check, dry_run, quiet;
   int xzy;   /* --memory-order xzy: 3-D fields held as WRF's a(i,k,j) */
   int cells; /* --decomp cells: shuffled horizontal points through an index map */
@@ -222,6 +224,7 @@ typedef struct {
   double finalize_end;  /* tsr_finalize returned */
   double input_s;       /* reading the initial state (--input or --restart) */
   double restart_s;     /* writing restart (and input) files */
+  double define_s;      /* create .. enddef of every file (part of blocked_s) */
 } bench_timers;
 
 typedef struct {
@@ -240,6 +243,7 @@ typedef struct {
   size_t scratch_bytes;
   /* output */
   tsr_file *file;
+  struct bench_plain *plain; /* --plain: the file and its buffers (plain.c) */
   int *varids; /* per schema variable in the current file */
   int frames_in_file;
   int nfiles, fcap;
@@ -332,6 +336,20 @@ int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_f
 void bench_output_path(const bench_run *run, int t, char *path, size_t n);
 /* WRF date of history output t. */
 void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]);
+
+/* ------------------------------------------------------------------ plain */
+
+/* The --plain method's number, 0 for an unknown name. */
+int bench_plain_method(const char *name);
+/* Create and define a history file with the libraries' own calls
+ * (collective). TSR code, message in run->err; the same on every rank. */
+int bench_plain_create(bench_run *run, const char *path);
+/* Hand over variable v at frame; errors wait for bench_plain_frame_done. */
+int bench_plain_put(bench_run *run, int v, int frame);
+/* End of a frame: pending writes complete, errors agreed on. TSR code. */
+int bench_plain_frame_done(bench_run *run);
+int bench_plain_close(bench_run *run);
+void bench_plain_free(bench_run *run);
 
 /* ------------------------------------------------------------------ restart */
 

@@ -360,7 +360,7 @@ static int verify_piece(verifier *vf, const bench_file_rec *fr, int piece, int n
 int bench_check_verify(bench_run *run) {
   MPI_Comm comm = run->grid.comm;
   int rank = run->grid.rank, size = run->grid.size, nvars = run->schema.nvars;
-  int split = strcmp(run->strategy, "split") == 0;
+  int split = strcmp(run->strategy, "split") == 0 || strcmp(run->strategy, "plain-split") == 0;
   verifier vf;
   memset(&vf, 0, sizeof vf);
   vf.run = run;

@@ -133,6 +133,13 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return prc < 0 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
   }
+  /* --plain writes without Tessera: its hints would describe nothing. The
+   * library still starts (the model's decompositions are Tessera's), with
+   * no hints, so that it stays out of the way. */
+  if (c->plain[0]) {
+    c->hints[0] = '\0';
+    unsetenv("TESSERA_HINTS");
+  }
   const char *env = getenv("TESSERA_HINTS");
   snprintf(run->effective_hints, sizeof run->effective_hints, "%s%s%s", c->hints,
            env && *env && c->hints[0] ? "," : "", env ? env : "");
@@ -231,6 +238,7 @@ finalize:
     }
     if (bench_metrics_report(run) != 0 && exit_code == BENCH_EXIT_OK) exit_code = BENCH_EXIT_FAIL;
   }
+  bench_plain_free(run);
   bench_fields_free(run);
   bench_schema_free(&run->schema);
   free(run->varids);

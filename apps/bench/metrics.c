@@ -25,7 +25,8 @@ int bench_metrics_report(bench_run *run) {
   MPI_Comm comm = run->grid.comm;
   const bench_timers *tm = &run->tm;
   const tsr_stats *st = &run->lib_stats;
-  enum { WALL, COMPUTE, BLOCKED, TOTAL, DRAIN, WRITER, SERVER, LIB_BLOCKED, INPUT, RESTART, NMAX };
+  enum { WALL, COMPUTE, BLOCKED, TOTAL, DRAIN, WRITER, SERVER, LIB_BLOCKED, INPUT, RESTART, DEFINE,
+         NMAX };
   double local[NMAX], mx[NMAX];
   local[WALL] = tm->finalize_end - tm->t_start;
   local[COMPUTE] = tm->compute_s;
@@ -37,6 +38,7 @@ int bench_metrics_report(bench_run *run) {
   local[LIB_BLOCKED] = st->blocked_s;
   local[INPUT] = tm->input_s;
   local[RESTART] = tm->restart_s;
+  local[DEFINE] = tm->define_s;
   MPI_Allreduce(local, mx, NMAX, MPI_DOUBLE, MPI_MAX, comm);
   int64_t lsum[3] = {st->bytes_put, st->bytes_written, st->peak_buffer_bytes}, gsum[3], peak;
   MPI_Allreduce(lsum, gsum, 2, MPI_INT64_T, MPI_SUM, comm);
@@ -78,7 +80,14 @@ int bench_metrics_report(bench_run *run) {
       fprintf(fp, "  \"drain_s\": %.6f,\n  \"io_fraction\": %.6f,\n", mx[DRAIN], io_fraction);
       fprintf(fp, "  \"bytes\": %lld,\n  \"effective_bw\": %.1f,\n  \"write_bw\": %.1f,\n",
               (long long)run->bytes, eff_bw, write_bw);
-      fprintf(fp, "  \"writer_s\": %.6f,\n", writer);
+      fprintf(fp, "  \"writer_s\": %.6f,\n  \"define_s\": %.6f,\n", writer, mx[DEFINE]);
+      /* --plain: the method that wrote the files without Tessera, else null. */
+      fprintf(fp, "  \"plain\": ");
+      if (run->cfg.plain[0])
+        json_string(fp, run->cfg.plain);
+      else
+        fprintf(fp, "null");
+      fprintf(fp, ",\n");
       /* The Hurricane Irma study's three rows: Input, Output, Restart. */
       fprintf(fp, "  \"input_s\": %.6f,\n  \"restart_s\": %.6f,\n  \"restarts\": %d,\n",
               mx[INPUT], mx[RESTART], run->restarts);

@@ -41,6 +41,11 @@ static const char usage[] =
     "  --nocolons             '_' instead of ':' in file names, as WRF's nocolons\n"
     "  --hints STRING         Tessera hints (TESSERA_HINTS overrides them)\n"
     "  --stage-dir DIR        stage files in DIR (a fast tier): the stage_dir hint\n"
+    "  --plain METHOD         write the same history files without Tessera, with the\n"
+    "                         libraries' own calls: gather (MPI_Gatherv + serial\n"
+    "                         NetCDF), split (a NetCDF file per rank), pnetcdf (iput +\n"
+    "                         wait_all per frame), pnetcdf-bput, pnetcdf-vara\n"
+    "                         (put_vara_all per variable); hints are not used\n"
     "  --namelist FILE        read WRF's namelist.input (&time_control, &domains,\n"
     "                         &namelist_quilt); command-line options win\n"
     "  --restart-every N      write a restart file wrfrst_d01_<date> every N steps\n"
@@ -114,7 +119,7 @@ enum {
   OPT_NX = 256, OPT_NY, OPT_NZ, OPT_PX, OPT_PY, OPT_STEPS, OPT_EVERY, OPT_SWEEPS, OPT_FPF,
   OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
-  OPT_DRY_RUN, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP
+  OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP
 };
 
 static const struct option long_options[] = {
@@ -136,6 +141,7 @@ static const struct option long_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"hints", required_argument, NULL, OPT_HINTS},
     {"stage-dir", required_argument, NULL, 'S'}, /* a char: no enum entry to merge */
+    {"plain", required_argument, NULL, OPT_PLAIN},
     {"namelist", required_argument, NULL, OPT_NAMELIST},
     {"restart-every", required_argument, NULL, OPT_RESTART_EVERY},
     {"restart", required_argument, NULL, OPT_RESTART},
@@ -189,6 +195,14 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
   case OPT_JSON: return to_text(name, val, c->json, sizeof c->json, err, errlen);
   case OPT_HINTS: return to_text(name, val, c->user_hints, sizeof c->user_hints, err, errlen);
   case 'S': return to_text(name, val, c->stage_dir, sizeof c->stage_dir, err, errlen);
+  case OPT_PLAIN:
+    if (bench_plain_method(val) == 0 || strlen(val) >= sizeof c->plain) {
+      snprintf(err, errlen,
+               "--plain needs gather, split, pnetcdf, pnetcdf-bput or pnetcdf-vara, got '%s'", val);
+      return -1;
+    }
+    snprintf(c->plain, sizeof c->plain, "%s", val);
+    return 0;
   case OPT_NAMELIST: return to_text(name, val, c->namelist, sizeof c->namelist, err, errlen);
   case OPT_RESTART: return to_text(name, val, c->restart, sizeof c->restart, err, errlen);
   case OPT_INPUT: return to_text(name, val, c->input, sizeof c->input, err, errlen);
@@ -484,10 +498,10 @@ int bench_finish_config(bench_config *c, char *err, size_t errlen) {
 void bench_print_config(const bench_config *c) {
   printf("nx = %d\nny = %d\nnz = %d\npx = %d\npy = %d\nsteps = %d\noutput_every = %d\n"
          "sweeps = %d\nframes_per_file = %d\ndt = %g\ndx = %g\ndy = %g\nstart = %s\n"
-         "restart_every = %d\nnocolons = %d\nhints = %s\nschema = %s\nout = %s\n"
+         "restart_every = %d\nnocolons = %d\nhints = %s\nplain = %s\nschema = %s\nout = %s\n"
          "memory_order = %s\ndecomp = %s\n",
          c->nx, c->ny, c->nz, c->px, c->py, c->steps, c->output_every, c->sweeps,
          c->frames_per_file, c->dt, c->dx, c->dy, c->start_date, c->restart_every, c->nocolons,
-         c->hints, c->schema[0] ? c->schema : "(default)", c->out, c->xzy ? "xzy" : "zyx",
-         c->cells ? "cells" : "box");
+         c->hints, c->plain[0] ? c->plain : "(no)", c->schema[0] ? c->schema : "(default)", c->out,
+         c->xzy ? "xzy" : "zyx", c->cells ? "cells" : "box");
 }

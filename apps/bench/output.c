@@ -78,6 +78,7 @@ int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_f
                       int *varids, int *step_varid) {
   const bench_schema *s = &run->schema;
   int rc;
+  double t_define = MPI_Wtime();
   TSR_TIMED(run, rc, tsr_create(run->ctx, path, hints, fp));
   if (rc) return report_on(run, *fp, rc, "tsr_create", path);
   tsr_file *file = *fp;
@@ -121,6 +122,7 @@ int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_f
     TSR_TIMED(run, rc, tsr_enddef(file));
     if (rc) report_on(run, file, rc, "tsr_enddef", path);
   }
+  run->tm.define_s += MPI_Wtime() - t_define;
   if (rc) {
     int ignore;
     TSR_TIMED(run, ignore, tsr_close(fp));
@@ -130,6 +132,15 @@ int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_f
 }
 
 static int define_file(bench_run *run, const char *path) {
+  if (run->cfg.plain[0]) {
+    double t0 = MPI_Wtime();
+    int rc = bench_plain_create(run, path);
+    double dt = MPI_Wtime() - t0;
+    run->tm.blocked_s += dt;
+    run->tm.define_s += dt;
+    snprintf(run->strategy, sizeof run->strategy, "plain-%s", run->cfg.plain);
+    return rc;
+  }
   int rc = bench_define_file(run, path, NULL, &run->file, run->varids, NULL);
   if (rc == 0 && !run->strategy[0])
     snprintf(run->strategy, sizeof run->strategy, "%s", tsr_file_strategy(run->file));
@@ -137,8 +148,12 @@ static int define_file(bench_run *run, const char *path) {
 }
 
 int bench_output_close(bench_run *run) {
-  if (!run->file) return 0;
   int rc;
+  if (run->cfg.plain[0]) {
+    TSR_TIMED(run, rc, bench_plain_close(run));
+    return rc;
+  }
+  if (!run->file) return 0;
   TSR_TIMED(run, rc, tsr_close(&run->file));
   if (rc && run->nfiles > 0) report(run, rc, "tsr_close", run->files[run->nfiles - 1].path);
   run->file = NULL;
@@ -146,6 +161,7 @@ int bench_output_close(bench_run *run) {
 }
 
 int bench_output_finish(bench_run *run) {
+  if (run->cfg.plain[0]) return bench_output_close(run); /* plain files are whole at close */
   if (!run->file) return 0;
   /* Flush before the last close: with I/O servers tsr_close does not wait,
    * a flush does, and only then does tsr_get_stats know the servers' writer
@@ -181,7 +197,8 @@ static int open_next(bench_run *run, int t) {
 
 int bench_output(bench_run *run, int t) {
   int rc;
-  if (!run->file || run->frames_in_file >= run->cfg.frames_per_file) {
+  int open = run->cfg.plain[0] ? run->nfiles > 0 : run->file != NULL;
+  if (!open || run->frames_in_file >= run->cfg.frames_per_file) {
     if ((rc = bench_output_close(run)) != 0) return rc;
     if ((rc = open_next(run, t)) != 0) return rc;
   }
@@ -196,7 +213,9 @@ int bench_output(bench_run *run, int t) {
     if (!f->record && frame > 0) continue; /* fixed variables: once per file */
     double t0 = MPI_Wtime();
     if (run->tm.first_put < 0) run->tm.first_put = t0;
-    if (f->shape < 0)
+    if (run->cfg.plain[0])
+      rc = bench_plain_put(run, v, frame);
+    else if (f->shape < 0)
       rc = tsr_put_global(run->file, run->varids[v], frame, f->buf);
     else
       rc = tsr_put(run->file, run->varids[v], frame, run->shapes[f->shape].d, f->buf);
@@ -208,6 +227,10 @@ int bench_output(bench_run *run, int t) {
     }
     int64_t elems = f->shape < 0 ? f->nelems : run->shapes[f->shape].global_elems;
     run->bytes += elems * (int64_t)f->esize;
+  }
+  if (run->cfg.plain[0]) {
+    TSR_TIMED(run, rc, bench_plain_frame_done(run));
+    if (rc) return rc;
   }
   run->frames_in_file++;
   run->files[run->nfiles - 1].nframes++;

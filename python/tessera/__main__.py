@@ -16,6 +16,7 @@ from . import __version__
 #: command -> one-line description; the module is tessera.<command>.
 COMMANDS = {
     "demo": "run tessera-bench for every built strategy, verify, compare (make demo)",
+    "overhead": "time each strategy against the same files written without Tessera",
     "table": "print the comparison table of tessera-bench --json results",
     "plot": "draw the comparison chart (PNG) of tessera-bench --json results",
     "tune": "find the fastest output configuration for a run (autotuner)",

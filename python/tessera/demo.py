@@ -8,6 +8,11 @@ and writes a restart file halfway and at the end; a second, short run resumes
 from the halfway one. The second table has the WRF I/O studies' three rows,
 Input, Output and Restart (written / read back), time per strategy.
 
+Then each strategy's plain counterpart (`tessera-bench --plain`, the same
+files without Tessera; `tessera overhead` names the pairs) runs once, also
+verified, and a last table prints the ratios Tessera / plain. One run a
+side has no spread: `tessera overhead` repeats them for paired medians.
+
 A strategy the library was built without (e.g. no PnetCDF: direct and
 aggregate; servers before they exist) is reported as skipped, not failed.
 """
@@ -24,6 +29,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from . import overhead
 from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
@@ -62,6 +68,8 @@ def parser() -> argparse.ArgumentParser:
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    a("--no-plain", action="store_true",
+      help="skip the runs without Tessera and the table of ratios")
     a("--keep", action="store_true", help="keep the history, restart and input files "
                                           "(removed after each verified run to save disk)")
     return p
@@ -207,15 +215,81 @@ def run_one(args, name: str, bench: str, out: Path, env: dict,
     return rec
 
 
+def plain_args(args, method: str, out: Path) -> list[str]:
+    """The same case and history outputs written without Tessera: no input,
+    no restart (the plain programs write history only)."""
+    name = f"plain-{method}"
+    return case_args(args) + [
+        "--steps", str(args.steps), "--output-every", str(args.output_every),
+        "--plain", method, "--check",
+        "--out", str(out / f"{name}-files"), "--json", str(out / f"{name}.json")]
+
+
+def run_plain(args, method: str, bench: str, out: Path, env: dict) -> dict:
+    """One plain run: its record with demo_status and demo_message."""
+    name = f"plain-{method}"
+    files, log = out / f"{name}-files", out / f"{name}.log"
+    for stale in (out / f"{name}.json", log):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(files, ignore_errors=True)
+    rc, stdout, stderr, elapsed = launch(args, bench, plain_args(args, method, out), env, log)
+    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{name}.json")
+    rec = dict(metrics, strategy=name, hints="", demo_status=st, demo_message=msg)
+    if not args.keep:
+        shutil.rmtree(files, ignore_errors=True)
+    if st == "ok":
+        rec["demo_elapsed_s"] = round(elapsed, 3)
+    return rec
+
+
 def progress(rec: dict, elapsed: float) -> str:
     st = rec["demo_status"]
     if st == "ok":
-        return (f"done in {elapsed:.1f} s: wall {rec['wall_s']:.2f} s, output blocked "
-                f"{rec['output_blocked_s']:.3f} s, {rec['files']} files verified; resumed "
-                f"from step {rec.get('resumed_from_step')}, verified")
+        text = (f"done in {elapsed:.1f} s: wall {rec['wall_s']:.2f} s, output blocked "
+                f"{rec['output_blocked_s']:.3f} s, {rec['files']} files verified")
+        if "resumed_from_step" in rec:  # plain runs write history only
+            text += f"; resumed from step {rec['resumed_from_step']}, verified"
+        return text
     if st == "not built":
         return "skipped: not built into this library"
     return f"FAILED: {rec['demo_message']}"
+
+
+def plain_runs(args, bench: str, out: Path, env: dict, records: list, console) -> list:
+    """The plain counterpart of every strategy that ran, once each."""
+    methods = []
+    for r in records:
+        pair = overhead.PAIRS.get(r["strategy"])
+        if r["demo_status"] == "ok" and pair and pair[1] not in methods:
+            methods.append(pair[1])
+    runs = []
+    for i, method in enumerate(methods, 1):
+        def one(method=method):
+            t0 = time.monotonic()
+            rec = run_plain(args, method, bench, out, env)
+            return rec, progress(rec, time.monotonic() - t0)
+        runs.append(step(console, f"[plain {i}/{len(methods)}] {method:<9} running tessera-bench "
+                                  f"--plain --check on {args.np} processes ...", one))
+    return runs
+
+
+def print_ratios(args, records: list, plain: list) -> None:
+    """Tessera / plain per strategy, in overhead's table (one run a side)."""
+    by_side = {}
+    for r in records + plain:
+        if r["demo_status"] == "ok":
+            side = r["strategy"].replace("plain-", "plain:", 1)
+            by_side[(args.np, side)] = [r]
+    names = [r["strategy"] for r in records
+             if r["strategy"] in overhead.PAIRS and (args.np, r["strategy"]) in by_side
+             and (args.np, "plain:" + overhead.PAIRS[r["strategy"]][1]) in by_side]
+    if not names:
+        return
+    print()
+    print("Tessera / plain (the same files written without Tessera; one run each, no spread: "
+          "`tessera overhead` repeats them)")
+    print(overhead.table(overhead.summarise(by_side, names, [args.np]), os.cpu_count() or 1))
+    print()
 
 
 def main(argv=None) -> int:
@@ -264,12 +338,14 @@ def main(argv=None) -> int:
             return rec, progress(rec, time.monotonic() - t0)
         records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
                                      f"--check on {args.np} processes ...", one))
+    plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console)
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
-    results.write_text(json.dumps({"runs": records}, indent=2) + "\n", encoding="utf-8")
+    results.write_text(json.dumps({"runs": records, "plain_runs": plain}, indent=2) + "\n",
+                       encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]
-    failed = [r for r in records if r["demo_status"] == "failed"]
+    failed = [r for r in records + plain if r["demo_status"] == "failed"]
     print()
     case = case_text(records)
     if case:
@@ -287,10 +363,13 @@ def main(argv=None) -> int:
             print(f"chart: {png}")
         except (ResultsError, ImportError, OSError) as e:
             print(f"tessera demo: no chart ({e})", file=sys.stderr)
+    if plain:
+        print_ratios(args, records, plain)
     print(f"results: {results} (logs: {out}/<strategy>.log)")
     if failed or not ran:
         print(f"tessera demo: {len(failed)} run(s) failed" if failed else
               "tessera demo: no strategy ran", file=sys.stderr)
         return 1
-    print(f"all {len(ran)} runs verified: every value of every file matched")
+    verified = len(ran) + sum(r["demo_status"] == "ok" for r in plain)
+    print(f"all {verified} runs verified: every value of every file matched")
     return 0

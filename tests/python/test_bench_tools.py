@@ -2,6 +2,7 @@
 and a stand-in bench (no MPI, no library needed)."""
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -132,6 +133,16 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert "resumed from step 30, verified" in text
     assert not (out / "input").exists() and not (out / "direct-resumed").exists()
     assert runs[0]["restart_read_s"] == 0.08 and runs[0]["restart_read_bytes"] == 38400
+
+    # The plain counterparts run once each; the ratios Tessera / plain follow.
+    assert "[plain 1/3] gather" in text and "[plain 3/3] split" in text
+    assert "Tessera / plain" in text
+    assert re.search(r"^serial\s+gather\s+4( \(oversubscribed\))?\s+4\.000\s+3\.600\s+1\.11\s+one run: no spread",
+                     text, re.M), text
+    assert re.search(r"^aggregate\s+pnetcdf\s+4( \(oversubscribed\))?\s+1\.200\s+1\.400\s+0\.86", text, re.M)
+    plain = json.loads((out / "results.json").read_text())["plain_runs"]
+    assert [r["strategy"] for r in plain] == ["plain-gather", "plain-pnetcdf", "plain-split"]
+    assert "all 7 runs verified" in text
 
 
 def test_demo_prints_the_studies_three_rows(tmp_path, capsys, monkeypatch):

@@ -1,0 +1,233 @@
+"""`tessera overhead`: what Tessera costs over the libraries' own calls.
+
+Each strategy is run against its plain counterpart, `tessera-bench --plain
+METHOD`, which writes the same files (same fields, dimensions, attributes and
+values) with direct NetCDF or PnetCDF calls and no Tessera:
+
+    serial    -> gather   (MPI_Gatherv to rank 0 + serial NetCDF, WRF io_form=2)
+    direct    -> pnetcdf  (ncmpi_iput_vara per variable + ncmpi_wait_all per frame)
+    aggregate -> pnetcdf
+    split     -> split    (one NetCDF file per rank, WRF io_form=102)
+
+Runs are interleaved: every repeat runs each strategy and each counterpart
+once, in reversed order on every other repeat, so that a slow spell of the
+machine hits both sides. The ratio of a pair is Tessera / plain of the same
+repeat; the table shows the median of the paired ratios and their spread
+(min-max). The verdict is "within spread" when the spread of the paired
+ratios includes 1.00 (the difference is no larger than the runs' own noise),
+else the ratio is reported as a difference.
+
+The first repeat runs with --check (every value of every file read back and
+verified), so a plain file that differs from Tessera's fails the command;
+--no-check leaves that to the tests when only the timings are wanted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
+from .textout import make_table, render
+
+#: strategy -> (hints, plain counterpart)
+PAIRS = {
+    "serial": ("strategy=serial", "gather"),
+    "direct": ("strategy=direct", "pnetcdf"),
+    "aggregate": ("strategy=aggregate:aggregators=2", "pnetcdf"),
+    "split": ("strategy=split", "split"),
+}
+
+#: The issue's case: 12 3-D + 30 2-D float fields of 1024 x 1024 x 28, kept to
+#: one history output per run (steps 0) so that a 2-core machine can repeat it.
+CASE = {"nx": 1024, "ny": 1024, "nz": 28, "steps": 0, "output_every": 1, "sweeps": 1}
+
+#: Timing fields of the bench record that the table compares.
+METRICS = ("output_blocked_s", "wall_s")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tessera overhead",
+        description="Time each strategy against the same files written with the libraries' "
+                    "own calls (tessera-bench --plain), interleaved, and print paired ratios.")
+    a = p.add_argument
+    a("--bench", help="tessera-bench executable (default: PATH, then build/apps/bench)")
+    a("--out", default="out/overhead", help="directory for records and logs (out/overhead)")
+    a("--strategies", default=",".join(PAIRS),
+      help=f"comma-separated strategies (default: {','.join(PAIRS)})")
+    a("--np", default="2,4", help="comma-separated process counts (2,4)")
+    a("--repeat", type=int, default=3, help="interleaved repeats per side (3)")
+    for key in ("nx", "ny", "nz", "steps", "sweeps"):
+        a(f"--{key}", type=int, default=CASE[key], help=f"bench --{key} ({CASE[key]})")
+    a("--output-every", type=int, default=CASE["output_every"],
+      help=f"bench --output-every ({CASE['output_every']})")
+    a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
+    a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    a("--no-check", action="store_true",
+      help="skip the read-back of the first repeat (it reads every file back: minutes at "
+           "the default size)")
+    a("--json", help="also write the records and the summary to this file")
+    return p
+
+
+def bench_argv(args, side: str, out: Path, check: bool) -> list:
+    """tessera-bench arguments for one side: a strategy name or plain:METHOD."""
+    argv = ["--nx", str(args.nx), "--ny", str(args.ny), "--nz", str(args.nz),
+            "--steps", str(args.steps), "--output-every", str(args.output_every),
+            "--sweeps", str(args.sweeps), "--quiet",
+            "--out", str(out / "files"), "--json", str(out / "run.json")]
+    if side.startswith("plain:"):
+        argv += ["--plain", side[len("plain:"):]]
+    else:
+        argv += ["--hints", PAIRS[side][0]]
+    return argv + (["--check"] if check else [])
+
+
+def run_side(args, bench: str, np: int, side: str, out: Path, env: dict, check: bool) -> dict:
+    """One bench run. Returns its JSON record, or {"error": text, "notbuilt": bool}."""
+    shutil.rmtree(out / "files", ignore_errors=True)
+    (out / "run.json").unlink(missing_ok=True)
+    cmd = mpiexec_command(args.mpiexec, np) + [bench] + bench_argv(args, side, out, check)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
+        rc, text = proc.returncode, proc.stdout + proc.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        rc, text = -1, str(e)
+    with open(out / "runs.log", "a", encoding="utf-8") as log:
+        log.write(f"$ {' '.join(cmd)}\n{text}")
+    shutil.rmtree(out / "files", ignore_errors=True)  # 1.5 GB a frame at the issue's size
+    if rc != 0:
+        own = [ln for ln in text.splitlines() if ln.startswith(("tessera-bench:", "check:"))]
+        return {"error": f"exit {rc}: {own[0] if own else text.strip()[-300:]}",
+                "notbuilt": rc == BENCH_EXIT_NOTBUILT}
+    with open(out / "run.json", encoding="utf-8") as fh:
+        rec = json.load(fh)
+    if check and rec.get("check") != "passed":
+        return {"error": f"check {rec.get('check')}", "notbuilt": False}
+    return rec
+
+
+def paired(tessera: list, plain: list, key: str) -> dict:
+    """Median and spread of the paired ratios tessera[i][key] / plain[i][key]."""
+    ratios = [t[key] / p[key] for t, p in zip(tessera, plain)
+              if t.get(key) and p.get(key) and p[key] > 0]
+    if not ratios:
+        return {}
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+            "n": len(ratios),
+            "tessera_s": statistics.median(t[key] for t in tessera),
+            "plain_s": statistics.median(p[key] for p in plain)}
+
+
+def verdict(r: dict) -> str:
+    """The project's rule: a difference inside the runs' own spread is none."""
+    if not r:
+        return "-"
+    if r["n"] < 2:
+        return "one run: no spread"
+    if r["min"] <= 1.0 <= r["max"]:
+        return "within spread"
+    return f"{(r['median'] - 1.0) * 100:+.0f} %"
+
+
+def ratio_text(r: dict) -> str:
+    if not r:
+        return "-"
+    if r["n"] < 2:
+        return f"{r['median']:.2f}"
+    return f"{r['median']:.2f} ({r['min']:.2f}-{r['max']:.2f})"
+
+
+def summarise(records: dict, names: list, nps: list) -> list:
+    """One row per (strategy, np): the paired ratios of every metric."""
+    rows = []
+    for np in nps:
+        for name in names:
+            method = PAIRS[name][1]
+            t, p = records.get((np, name), []), records.get((np, "plain:" + method), [])
+            t_err = next((r["error"] for r in t if "error" in r), None)
+            p_err = next((r["error"] for r in p if "error" in r), None)
+            row = {"strategy": name, "plain": method, "np": np}
+            if t_err or p_err:
+                row["error"] = t_err or p_err
+                row["notbuilt"] = any(r.get("notbuilt") for r in t + p)
+            else:
+                for key in METRICS:
+                    row[key] = paired(t, p, key)
+            rows.append(row)
+    return rows
+
+
+def table(rows: list, cores: int) -> str:
+    head = ["strategy", "plain", "ranks", "Tessera blocked s", "plain blocked s",
+            "blocked ratio (spread)", "verdict", "wall ratio (spread)", "verdict "]
+    body = []
+    for r in rows:
+        ranks = f"{r['np']}" + (" (oversubscribed)" if r["np"] > cores else "")
+        if "error" in r:
+            body.append([r["strategy"], r["plain"], ranks, "-", "-", "-", r["error"], "-", "-"])
+            continue
+        b, w = r["output_blocked_s"], r["wall_s"]
+        body.append([r["strategy"], r["plain"], ranks,
+                     f"{b['tessera_s']:.3f}" if b else "-", f"{b['plain_s']:.3f}" if b else "-",
+                     ratio_text(b), verdict(b), ratio_text(w), verdict(w)])
+    right = {"ranks", "Tessera blocked s", "plain blocked s"}
+    return render(make_table(head, body, right=right))
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    names = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    unknown = [s for s in names if s not in PAIRS]
+    try:
+        nps = [int(n) for n in args.np.split(",") if n.strip()]
+    except ValueError:
+        nps = []
+    if unknown or not names or not nps or min(nps) < 1 or args.repeat < 1:
+        print(f"tessera overhead: choose strategies from {', '.join(PAIRS)}, process counts "
+              f">= 1 and --repeat >= 1", file=sys.stderr)
+        return 2
+    bench = find_bench(args.bench)
+    if not bench:
+        print("tessera overhead: tessera-bench not found; pass --bench PATH", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "runs.log").write_text("", encoding="utf-8")
+    env = dict(os.environ)
+    env.pop("TESSERA_HINTS", None)  # each side runs with its own hints
+    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    cores = os.cpu_count() or 1
+    sides = names + sorted({"plain:" + PAIRS[n][1] for n in names})
+    print(f"tessera overhead: {args.nx} x {args.ny} x {args.nz}, {args.steps} steps, history "
+          f"every {args.output_every} ({args.steps // args.output_every + 1} outputs), "
+          f"{args.repeat} interleaved repeats, {','.join(map(str, nps))} processes on "
+          f"{cores} cores", flush=True)
+    records: dict = {}
+    for np in nps:
+        for rep in range(args.repeat):
+            order = sides if rep % 2 == 0 else sides[::-1]
+            for side in order:
+                rec = run_side(args, bench, np, side, out, env,
+                               check=rep == 0 and not args.no_check)
+                records.setdefault((np, side), []).append(rec)
+                what = rec.get("error") or (f"blocked {rec['output_blocked_s']:.3f} s, "
+                                            f"wall {rec['wall_s']:.3f} s")
+                print(f"  np {np} repeat {rep + 1}/{args.repeat} {side:<14} {what}", flush=True)
+    rows = summarise(records, names, nps)
+    print()
+    print(table(rows, cores))
+    print("ratio = Tessera / plain of the same repeat: median (min-max); \"within spread\": "
+          "the paired ratios' range includes 1.00")
+    if args.json:
+        dump = {"rows": rows, "runs": {f"{np} {side}": recs
+                                       for (np, side), recs in records.items()}}
+        Path(args.json).write_text(json.dumps(dump, indent=2) + "\n", encoding="utf-8")
+    failed = [r for r in rows if "error" in r and not r.get("notbuilt")]
+    return 1 if failed else 0
