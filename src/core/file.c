@@ -401,10 +401,22 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
   if (!rc && !d) rc = TSR_EINVAL;
   if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
   if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
+  if (!rc) rc = flat_refused(f, d);
+  /* Maps, box lists and other memory orders: the doubles are packed into
+   * their canon first (as tsr_put packs floats), so the conversion below
+   * and the strategy see a plain memory box. */
+  const void *src = buf;
+  const tsr_decomp *sd = d;
+  if (!rc && d->canon) {
+    sd = d->canon;
+    rc = tsr__decomp_pack(f, d, sizeof(double), buf, &src);
+  }
   float *copy = NULL;
   int64_t n = 1;
   if (!rc && !f->strategy->put_f64 && d->my_elems > 0) {
-    for (int i = 0; i < d->ndims; i++) n *= d->mem.count[i];
+    /* What the strategy reads: a flat canon's packed elements, else the memory box. */
+    if (sd->tiles.flat) n = sd->my_elems;
+    for (int i = 0; !sd->tiles.flat && i < sd->ndims; i++) n *= sd->mem.count[i];
     copy = malloc((size_t)n * sizeof *copy);
     if (!copy) rc = TSR_ENOMEM;
   }
@@ -412,10 +424,10 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
     if (f->strategy->put_f64) {
-      rc = f->strategy->put_f64(f, varid, frame, d, buf);
+      rc = f->strategy->put_f64(f, varid, frame, sd, src);
     } else {
-      for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)buf)[i];
-      rc = f->strategy->put(f, varid, frame, d, copy ? (const void *)copy : buf);
+      for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)src)[i];
+      rc = f->strategy->put(f, varid, frame, sd, copy ? (const void *)copy : src);
     }
     rc = tsr__file_agree(f, rc);
   }

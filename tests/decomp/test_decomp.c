@@ -167,15 +167,21 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, dvar *t
   /* A buffer per frame: with put_mode=deferred the caller keeps each until close. */
   float *bt = malloc(sizeof(float) * (size_t)(2 * t->n + 1));
   int *bh = malloc(sizeof(int) * (size_t)(h->n + 1));
+  /* Frame 1 from double memory (tsr_put_typed converts, each value exactly
+   * the float it came from): maps and other orders must reach the file as
+   * they do through tsr_put. */
+  double *bd = malloc(sizeof(double) * (size_t)(t->n + 1));
   for (int64_t fr = 0; fr < 2 && !rc; fr++) {
     float *b = bt + fr * t->n;
     for (int64_t i = 0; i < t->n; i++) b[i] = t->idx[i] >= 0 ? tval(fr, t->idx[i]) : 12345.f;
-    rc = tsr_put(f, vt, fr, NULL, b);
+    for (int64_t i = 0; fr == 1 && i < t->n; i++) bd[i] = b[i];
+    rc = fr == 0 ? tsr_put(f, vt, fr, NULL, b) : tsr_put_typed(f, vt, fr, NULL, TSR_DOUBLE, bd);
   }
   for (int64_t i = 0; i < h->n; i++) bh[i] = h->idx[i] >= 0 ? hval(h->idx[i]) : 12345;
   if (!rc) rc = tsr_put(f, vh, 0, NULL, bh);
   int crc = tsr_close(&f);
   free(bt);
+  free(bd);
   free(bh);
   return rc ? rc : crc;
 }
