@@ -5,7 +5,6 @@
  * program itself copies nothing. Replicated variables come from rank 0. */
 #include "plain.h"
 
-#ifdef TESSERA_HAVE_PNETCDF
 #include <pnetcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,25 +149,3 @@ int plain_pnc_close(bench_run *run) {
   }
   return plain_agree(run);
 }
-
-#else /* no PnetCDF: the methods say so, as an unbuilt strategy does */
-#include <stdio.h>
-
-static int not_built(bench_run *run) {
-  snprintf(run->err, sizeof run->err, "--plain %s: PnetCDF is not built in", run->cfg.plain);
-  return TSR_ENOTBUILT;
-}
-int plain_pnc_create(bench_run *run, const char *path) {
-  (void)path;
-  return not_built(run);
-}
-int plain_pnc_put(bench_run *run, int v, int frame) {
-  (void)v, (void)frame;
-  return not_built(run);
-}
-int plain_pnc_frame_done(bench_run *run) { return not_built(run); }
-int plain_pnc_close(bench_run *run) {
-  (void)run;
-  return 0;
-}
-#endif
