@@ -202,14 +202,10 @@ int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t
   return tsr__decomp_new_box(ctx, 0, ndims, gsize, start, count, mstart, mcount, out);
 }
 
-int tsr__decomp_new_box(tsr_ctx *ctx, int rc0, int ndims, const int64_t gsize[],
-                        const int64_t start[], const int64_t count[], const int64_t mstart[],
-                        const int64_t mcount[], tsr_decomp **out) {
-  double t0 = tsr__now();
-  int rc = out ? check_args(ndims, gsize, start, count, mstart, mcount) : TSR_EINVAL;
-  if (rc0 && (!rc || rc0 == TSR_EDECOMP)) rc = rc0;
-  /* Every rank must describe the same global array: compare shapes by
-   * reducing (ndims, gsize) and their negatives with MIN in one call. */
+/* Every rank must describe the same global array: compare shapes by
+ * reducing (ndims, gsize) and their negatives with MIN in one call. A rank's
+ * error @p rc is agreed first (its shape then counts as none). */
+int tsr__decomp_agree_shape(tsr_ctx *ctx, int rc, int ndims, const int64_t gsize[]) {
   int64_t v[2 + 2 * TSR_MAX_DIMS] = {0}, m[2 + 2 * TSR_MAX_DIMS];
   int nd = rc ? 0 : ndims;
   v[0] = nd;
@@ -220,11 +216,21 @@ int tsr__decomp_new_box(tsr_ctx *ctx, int rc0, int ndims, const int64_t gsize[],
   }
   int agreed = tsr__agree(ctx->comm, rc);
   if (MPI_Allreduce(v, m, 2 + 2 * TSR_MAX_DIMS, MPI_INT64_T, MPI_MIN, ctx->comm) != MPI_SUCCESS)
-    agreed = TSR_EMPI;
-  if (agreed) goto done;
-  if (m[0] != -m[1]) agreed = TSR_EINVAL; /* ranks disagree on ndims */
+    return TSR_EMPI;
+  if (agreed) return agreed;
+  if (m[0] != -m[1]) return TSR_EINVAL; /* ranks disagree on ndims */
   for (int i = 0; i < TSR_MAX_DIMS; i++)
-    if (m[2 + i] != -m[2 + TSR_MAX_DIMS + i]) agreed = TSR_EINVAL; /* ... or on gsize */
+    if (m[2 + i] != -m[2 + TSR_MAX_DIMS + i]) return TSR_EINVAL; /* ... or on gsize */
+  return 0;
+}
+
+int tsr__decomp_new_box(tsr_ctx *ctx, int rc0, int ndims, const int64_t gsize[],
+                        const int64_t start[], const int64_t count[], const int64_t mstart[],
+                        const int64_t mcount[], tsr_decomp **out) {
+  double t0 = tsr__now();
+  int rc = out ? check_args(ndims, gsize, start, count, mstart, mcount) : TSR_EINVAL;
+  if (rc0 && (!rc || rc0 == TSR_EDECOMP)) rc = rc0;
+  int agreed = tsr__decomp_agree_shape(ctx, rc, ndims, gsize);
   if (agreed) goto done;
 
   tsr_decomp *d = calloc(1, sizeof *d);

@@ -179,25 +179,19 @@ static int check_shape(int ndims, const int64_t gsize[], int64_t *total) {
   return 0;
 }
 
-/* Ranks that disagree on the shape get TSR_EINVAL: folded into the status
- * before anything else is agreed. */
-static int agree_shape(tsr_ctx *ctx, int rc, int ndims, const int64_t gsize[]) {
-  int64_t v[2 + 2 * TSR_MAX_DIMS] = {0}, m[2 + 2 * TSR_MAX_DIMS];
-  int nd = rc ? 0 : ndims;
-  v[0] = nd;
-  v[1] = -nd;
-  for (int i = 0; i < TSR_MAX_DIMS; i++) {
-    v[2 + i] = i < nd ? gsize[i] : 0;
-    v[2 + TSR_MAX_DIMS + i] = -v[2 + i];
-  }
-  int agreed = tsr__agree(ctx->comm, rc);
-  if (MPI_Allreduce(v, m, 2 + 2 * TSR_MAX_DIMS, MPI_INT64_T, MPI_MIN, ctx->comm) != MPI_SUCCESS)
-    return TSR_EMPI;
-  if (agreed) return agreed;
-  if (m[0] != -m[1]) return TSR_EINVAL; /* ranks disagree on ndims */
-  for (int i = 0; i < TSR_MAX_DIMS; i++)
-    if (m[2 + i] != -m[2 + TSR_MAX_DIMS + i]) return TSR_EINVAL; /* ... or on gsize */
-  return 0;
+/* The end of tsr_decomp_map and tsr_decomp_boxes: agree on the result and
+ * the shape, then build the decomposition from this rank's spans (taken
+ * over, freed on error); the time counts as blocked. */
+static int finish_spans(tsr_ctx *ctx, int rc, int ndims, const int64_t gsize[],
+                        tsr__span *spans, int64_t nspans, int64_t nelems, double t0,
+                        tsr_decomp **out) {
+  rc = tsr__decomp_agree_shape(ctx, rc, ndims, gsize);
+  tsr_decomp *d = NULL;
+  if (!rc) rc = from_spans(ctx, 0, ndims, gsize, spans, nspans, nelems, &d);
+  else free(spans);
+  if (!rc) *out = d;
+  ctx->stats.blocked_s += tsr__now() - t0;
+  return rc;
 }
 
 int tsr_decomp_map(tsr_ctx *ctx, int ndims, const int64_t gsize[], int64_t n,
@@ -210,13 +204,7 @@ int tsr_decomp_map(tsr_ctx *ctx, int ndims, const int64_t gsize[], int64_t n,
   int rc = out ? check_shape(ndims, gsize, &total) : TSR_EINVAL;
   if (!rc && (n < 0 || (n > 0 && !idx))) rc = TSR_EINVAL;
   if (!rc) rc = tsr__spans_from_map(idx, n, total, &spans, &nspans, &nelems);
-  rc = agree_shape(ctx, rc, ndims, gsize);
-  tsr_decomp *d = NULL;
-  if (!rc) rc = from_spans(ctx, 0, ndims, gsize, spans, nspans, nelems, &d);
-  else free(spans);
-  if (!rc) *out = d;
-  ctx->stats.blocked_s += tsr__now() - t0;
-  return rc;
+  return finish_spans(ctx, rc, ndims, gsize, spans, nspans, nelems, t0, out);
 }
 
 int tsr_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t gsize[], int nboxes,
@@ -240,13 +228,7 @@ int tsr_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t gsize[], int nboxes,
   }
   if (!rc) rc = tsr__spans_from_boxes(ndims, gsize, nboxes, boxes, &spans, &nspans, &nelems);
   free(boxes);
-  rc = agree_shape(ctx, rc, ndims, gsize);
-  tsr_decomp *d = NULL;
-  if (!rc) rc = from_spans(ctx, 0, ndims, gsize, spans, nspans, nelems, &d);
-  else free(spans);
-  if (!rc) *out = d;
-  ctx->stats.blocked_s += tsr__now() - t0;
-  return rc;
+  return finish_spans(ctx, rc, ndims, gsize, spans, nspans, nelems, t0, out);
 }
 
 int tsr_decomp_box_ordered(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t start[],

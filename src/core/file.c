@@ -358,15 +358,26 @@ static void count_put(tsr_file *f, int varid, int64_t frame, int64_t elems) {
   if (v->is_record && frame + 1 > f->st.frames) f->st.frames = frame + 1;
 }
 
+/* This rank's checks of a put (tsr_put, tsr_put_typed), in their order:
+ * the call's state, then @p type_rc (the caller's verdict on the memory
+ * type), then the decomposition (a NULL @p *d takes the variable's default)
+ * and the buffer. */
+static int put_check(tsr_file *f, int varid, int64_t frame, int type_rc, const tsr_decomp **d,
+                     const void *buf) {
+  int rc = data_check(f, varid, frame);
+  if (!rc) rc = type_rc;
+  if (!rc && !*d) *d = f->schema.vars[varid].decomp;
+  if (!rc && !*d) rc = TSR_EINVAL;
+  if (!rc && !tsr__shape_matches(f, varid, *d)) rc = TSR_ESHAPE;
+  if (!rc && !buf && (*d)->my_elems > 0) rc = TSR_EINVAL;
+  if (!rc) rc = flat_refused(f, *d);
+  return rc;
+}
+
 int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
-  int rc = data_check(f, varid, frame);
-  if (!rc && !d) d = f->schema.vars[varid].decomp;
-  if (!rc && !d) rc = TSR_EINVAL;
-  if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
-  if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
-  if (!rc) rc = flat_refused(f, d);
+  int rc = put_check(f, varid, frame, 0, &d, buf);
   /* Maps, box lists and other memory orders reach the strategy packed into
    * what their canon describes (core/decomp_map.c), unless the strategy
    * reads them in place: one copy fewer. */
@@ -395,13 +406,8 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
   int vt = varid >= 0 && varid < f->schema.nvars ? (int)f->schema.vars[varid].type : -1;
   if (vt < 0 || (int)memtype == vt) return tsr_put(f, varid, frame, d, buf);
   TSR_ENTER(f);
-  int rc = data_check(f, varid, frame);
-  if (!rc && !(memtype == TSR_DOUBLE && vt == TSR_FLOAT)) rc = TSR_EINVAL;
-  if (!rc && !d) d = f->schema.vars[varid].decomp;
-  if (!rc && !d) rc = TSR_EINVAL;
-  if (!rc && !tsr__shape_matches(f, varid, d)) rc = TSR_ESHAPE;
-  if (!rc && !buf && d->my_elems > 0) rc = TSR_EINVAL;
-  if (!rc) rc = flat_refused(f, d);
+  int type_rc = memtype == TSR_DOUBLE && vt == TSR_FLOAT ? 0 : TSR_EINVAL;
+  int rc = put_check(f, varid, frame, type_rc, &d, buf);
   /* Maps, box lists and other memory orders: the doubles are packed into
    * their canon first (as tsr_put packs floats), so the conversion below
    * and the strategy see a plain memory box. */

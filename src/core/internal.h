@@ -70,6 +70,9 @@ struct tsr_decomp {
 
 /* A box decomposition (tsr_decomp_box's work); @p rc0 is this rank's status
  * from earlier checks, agreed in the same collective. */
+/* Collective: agree on @p rc, then that every rank gave the same ndims and
+ * gsize (TSR_EINVAL if not). */
+int tsr__decomp_agree_shape(tsr_ctx *ctx, int rc, int ndims, const int64_t gsize[]);
 int tsr__decomp_new_box(tsr_ctx *ctx, int rc0, int ndims, const int64_t gsize[],
                         const int64_t start[], const int64_t count[], const int64_t mstart[],
                         const int64_t mcount[], tsr_decomp **out);
