@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/log.h"
 #include "tessera.h"
 
 extern const tsr__backend_ops tsr__backend_netcdf;
 extern const tsr__backend_ops tsr__backend_null;
 extern const tsr__backend_ops tsr__backend_netcdf4;
+extern const tsr__backend_ops tsr__backend_log;
 #ifdef TESSERA_HAVE_ECCODES
 extern const tsr__backend_ops tsr__backend_grib2;
 #define TSR__GRIB2_OPS (&tsr__backend_grib2)
@@ -47,6 +49,9 @@ static const struct {
     {"netcdf4", &tsr__backend_netcdf4, 1, 1, 1, F(3), NC4},
     {"grib2", TSR__GRIB2_OPS, 1, 1, 0, F(16), 0},
     {"null", &tsr__backend_null, 0, 0, 0, ~0u, 0},
+    /* A staged log (stage_format=log) read by tsr_open; written only
+     * through a stage (backend/log.h), so it writes no format here. */
+    {"log", &tsr__backend_log, 0, 0, 1, 0, F(TSR__LOG_FORMAT)},
 };
 #define NROWS ((int)(sizeof registry / sizeof registry[0]))
 
@@ -131,6 +136,7 @@ int tsr__backend_write_format(const char *name, int given, int *format) {
  * "CDF" + version, or HDF5's signature (netCDF-4). 0 when unknown or
  * unreadable (the reader's open then says why). */
 static int sniff_format(const char *path) {
+  if (tsr__log_is_log(path)) return TSR__LOG_FORMAT;
   unsigned char m[8] = {0};
   FILE *fp = path ? fopen(path, "rb") : NULL;
   if (!fp) return 0;

@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "tessera.h"
+#include "tier/drain_convert.h"
 #include "tier/stage.h"
 
 /* Large enough that a copy is a few hundred system calls per GB, small
@@ -169,14 +170,17 @@ done:
 
 int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
                     char *msg, size_t msglen) {
-  int rc = tsr__copy_verified(staged, final, buf, cap, msg, msglen);
+  struct stat sb;
+  int is_log = stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode); /* stage_format=log */
+  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen)
+                  : tsr__copy_verified(staged, final, buf, cap, msg, msglen);
   if (rc) return rc;
   /* The final file is complete: now, and only now, the staged copy goes;
    * its marker last, so a crash in between leaves a marker whose staged
    * file is gone and whose destination is complete (recover removes it). */
   size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
   char *marker = malloc(m);
-  unlink(staged);
+  tsr__stage_remove(staged);
   if (marker) {
     snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
     unlink(marker);

@@ -55,6 +55,12 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
 int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
                       char *msg, size_t msglen);
 
+/* A staged file is a file, or a directory of files (stage_format=log: a
+ * log, backend/log.h); these two treat both alike. The size is the sum of
+ * the directory's files; remove takes the directory with its files. */
+int64_t tsr__stage_size(const char *path);
+void tsr__stage_remove(const char *path);
+
 /* A 64-bit checksum of a byte stream, updated in pieces (the drain verifies
  * every copy with it). Not cryptographic: it catches short, torn or
  * misplaced copies, which is what a copy can get wrong. */

@@ -1,4 +1,10 @@
 /* Staged output (docs/staging.md), one scenario per CTest:
+ *   identical_log:<strategy>  the same with stage_format=log (the drain
+ *                         converts each writer's log into the file);
+ *   log_read              tsr_open reads a staged log directly (values),
+ *                         before tsr_finalize converts it (bytes);
+ *   kill_log              SIGKILL between log close and conversion
+ *                         (stage_kill.sh ... log recovers and compares);
  *   identical:<strategy>  the same data written in place and through a stage:
  *                         after tsr_finalize the final files are byte-identical
  *                         and the stage is empty (no file, no marker);
@@ -148,18 +154,20 @@ static void final_name(char *out, size_t n, const char *path, const char *strate
   else snprintf(out, n, "%s", path);
 }
 
-static int identical(tsr_ctx **ctx, const char *strategy, const char *dir) {
+/* @p extra: more hints for the staged file ("" or ":stage_format=log"). */
+static int identical(tsr_ctx **ctx, const char *strategy, const char *dir, const char *extra) {
   char ref[600], stg[600], sdir[600], hints[900];
-  snprintf(ref, sizeof ref, "%s/ident_%s_np%d_ref.nc", dir, strategy, g_size);
-  snprintf(stg, sizeof stg, "%s/ident_%s_np%d_staged.nc", dir, strategy, g_size);
-  snprintf(sdir, sizeof sdir, "%s/stage_ident_%s_np%d", dir, strategy, g_size);
+  const char *tag = extra[0] ? "log" : "native";
+  snprintf(ref, sizeof ref, "%s/ident_%s_%s_np%d_ref.nc", dir, strategy, tag, g_size);
+  snprintf(stg, sizeof stg, "%s/ident_%s_%s_np%d_staged.nc", dir, strategy, tag, g_size);
+  snprintf(sdir, sizeof sdir, "%s/stage_ident_%s_%s_np%d", dir, strategy, tag, g_size);
   if (g_rank == 0) empty_dir(sdir);
   MPI_Barrier(MPI_COMM_WORLD);
   snprintf(hints, sizeof hints, "strategy=%s", strategy);
   int rc = write_file(*ctx, ref, hints, 96, 3);
   if (rc == TSR_ENOTBUILT) return 77;
   CHECK_RC(rc, 0);
-  snprintf(hints, sizeof hints, "strategy=%s:stage_dir=%s", strategy, sdir);
+  snprintf(hints, sizeof hints, "strategy=%s:stage_dir=%s%s", strategy, sdir, extra);
   CHECK_RC(write_file(*ctx, stg, hints, 96, 3), 0);
   CHECK_RC(tsr_finalize(ctx), 0); /* waits for the drain */
   MPI_Barrier(MPI_COMM_WORLD);
@@ -390,6 +398,87 @@ static int kill_run(tsr_ctx **ctx, const char *dir) {
   return 0;
 }
 
+/* stage_format=log, drained at tsr_finalize: before it, the stage holds the
+ * log (a directory) and its marker, and tsr_open reads the log directly: every
+ * rank gets its rows of every frame back, values as written. Afterwards the
+ * final file is the in-place file byte for byte. */
+static int log_read(tsr_ctx **ctx, const char *dir) {
+  char path[600], sdir[600], hints[900], ref[600];
+  snprintf(path, sizeof path, "%s/logread_np%d.nc", dir, g_size);
+  snprintf(ref, sizeof ref, "%s/logread_np%d_ref.nc", dir, g_size);
+  snprintf(sdir, sizeof sdir, "%s/stage_logread_np%d", dir, g_size);
+  if (g_rank == 0) empty_dir(sdir), unlink(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int64_t ny = 96, nx = 1024;
+  CHECK_RC(write_file(*ctx, ref, "strategy=serial", ny, 3), 0);
+  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
+  CHECK_RC(write_file(*ctx, path, hints, ny, 3), 0);
+  char dest[1024] = "", staged[1200] = "";
+  long long size = -1;
+  if (g_rank == 0) {
+    CHECK(!exists(path));
+    CHECK(count_entries(sdir) == 2); /* the log and its marker */
+    CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
+    struct stat sb;
+    CHECK(stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode));
+    CHECK(strcmp(dest, path) == 0);
+  }
+  MPI_Bcast(staged, sizeof staged, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int64_t g[2] = {ny, nx}, st[2] = {ny * g_rank / g_size, 0};
+  int64_t ct[2] = {ny * (g_rank + 1) / g_size - st[0], nx};
+  tsr_decomp *d = NULL;
+  tsr_file *f = NULL;
+  CHECK_RC(tsr_decomp_box(*ctx, 2, g, st, ct, NULL, NULL, &d), 0);
+  CHECK_RC(tsr_open(*ctx, staged, NULL, &f), 0);
+  int v = -1;
+  if (f) CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
+  float *buf = malloc((size_t)(ct[0] * nx) * sizeof(float) + 1);
+  long long bad = 0;
+  for (int t = 0; f && t < 3; t++) {
+    CHECK_RC(tsr_get(f, v, t, d, buf), 0);
+    for (int64_t j = 0; j < ct[0]; j++)
+      for (int64_t i = 0; i < nx; i++)
+        bad += buf[j * nx + i] != (float)((i + 7 * (st[0] + j) + 8191 * t) % 16777216);
+  }
+  CHECK(bad == 0);
+  free(buf);
+  if (f) CHECK_RC(tsr_close(&f), 0);
+  tsr_decomp_free(&d);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(tsr_finalize(ctx), 0);
+  if (g_rank == 0) {
+    CHECK(same_bytes(path, ref));
+    CHECK(count_entries(sdir) == 0);
+  }
+  return 0;
+}
+
+/* stage_format=log, drained at tsr_finalize: three files closed (their logs
+ * and markers complete in the stage), then rank 0 raises SIGKILL before any
+ * conversion ran (stage_kill.sh converts one by hand, recovers the others). */
+static int kill_log(tsr_ctx **ctx, const char *dir) {
+  char sdir[600], hints[900], path[600], ref[600], list[600];
+  snprintf(sdir, sizeof sdir, "%s/stage_kill", dir);
+  snprintf(list, sizeof list, "%s/kill_closed", dir);
+  snprintf(ref, sizeof ref, "%s/kill_ref.nc", dir);
+  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 256, 1), 0);
+  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
+  FILE *lf = g_rank == 0 ? fopen(list, "w") : NULL;
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%.500s/kill_%d.nc", dir, k);
+    CHECK_RC(write_file(*ctx, path, hints, 256, 1), 0);
+    if (lf) fprintf(lf, "%s\n", path), fflush(lf);
+  }
+  if (lf) fclose(lf);
+  if (g_rank == 0) {
+    printf("rank 0 raises SIGKILL with 3 logs closed, none converted\n");
+    fflush(stdout);
+    raise(SIGKILL);
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* never passes: rank 0 is gone */
+  return 0;
+}
+
 static int stage_full(tsr_ctx **ctx, const char *dir) {
   char path[600], sdir[600], hints[900];
   snprintf(path, sizeof path, "%s/stagefull_np%d.nc", dir, g_size);
@@ -445,7 +534,11 @@ int main(int argc, char **argv) {
   MPI_Comm model;
   CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
   int rc = 0;
-  if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir);
+  if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir, "");
+  else if (strncmp(sc, "identical_log:", 14) == 0)
+    rc = identical(&ctx, sc + 14, dir, ":stage_format=log");
+  else if (strcmp(sc, "log_read") == 0) rc = log_read(&ctx, dir);
+  else if (strcmp(sc, "kill_log") == 0) rc = kill_log(&ctx, dir);
   else if (strcmp(sc, "hybrid") == 0) rc = hybrid(&ctx, dir);
   else if (strcmp(sc, "rewrite") == 0) rc = rewrite(&ctx, dir);
   else if (strcmp(sc, "stage_in") == 0) rc = stage_in(&ctx, dir);
