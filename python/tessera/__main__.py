@@ -26,6 +26,7 @@ COMMANDS = {
     "model": "output cost model: calibrate a machine profile, predict, validate (docs/model.md)",
     "advise": "recommend a strategy and its knobs for a case from the cost model",
     "stage": "fast-tier staging: `stage recover STAGE_DIR` finishes interrupted drains",
+    "convert": "convert a staged log (stage_format=log) into its file: LOGDIR-or-MARKER [--out PATH]",
 }
 
 

@@ -30,6 +30,11 @@ if [ "$mode" = log ]; then
     if [ ! -d "${m%.tessera-dest}" ]; then echo "FAIL: $m has no log directory"; fail=1; fi
   done
   first=$(ls "$dir"/stage_kill/*.tessera-dest | head -n 1)
+  # --out: a copy by hand, the log and its marker stay.
+  PYTHONPATH="$pypath" "$py" -m tessera convert "${first%.tessera-dest}" --out "$dir/by_hand.nc" \
+    || { echo "FAIL: convert --out exited $?"; fail=1; }
+  if ! cmp -s "$dir/by_hand.nc" "$ref"; then echo "FAIL: convert --out differs from $ref"; fail=1; fi
+  if [ ! -e "$first" ]; then echo "FAIL: convert --out removed $first"; fail=1; fi
   PYTHONPATH="$pypath" "$py" -m tessera convert "$first" || { echo "FAIL: convert exited $?"; fail=1; }
   if [ -e "$first" ] || [ -e "${first%.tessera-dest}" ]; then echo "FAIL: convert left $first"; fail=1; fi
 fi
