@@ -42,6 +42,14 @@ static int quantized(const tsr__schema *s, const tsr__hints *h, int varid) {
 static int verify(tsr__bfile *log, const tsr__backend_ops *ops, const tsr__schema *s,
                   const tsr__hints *h, const char *tmp, char *buf, char *back, tsr__berr *err) {
   if (!ops->open) return 0; /* a write-only target (grib2): synced, not read back */
+  /* PnetCDF cannot open a path with ':' (WRF's file names have them): then
+   * the reader the registry picks for that path, as tsr_open would. */
+  if (ops->can_open && !ops->can_open(tmp)) {
+    const tsr__backend_ops *other = NULL;
+    const char *name = tsr__backend_default_read(tmp);
+    if (!name || tsr__backend_find(name, &other) || !other->open) return 0;
+    ops = other;
+  }
   tsr__schema rs;
   tsr__bfile *bf = NULL;
   int rc = ops->open(MPI_COMM_SELF, tmp, h, &rs, &bf, err);
