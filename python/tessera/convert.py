@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
+
+from .launch import find_program
 
 #: Variables of an MPI launcher: with them the converter (an MPI program run
 #: as a singleton) would take itself for a rank of someone else's job.
@@ -38,16 +39,7 @@ class ConvertError(Exception):
 
 def find_converter() -> str | None:
     """The tessera-convert program: $TESSERA_CONVERT, PATH, or the build tree."""
-    env = os.environ.get("TESSERA_CONVERT")
-    if env:
-        return env if os.access(env, os.X_OK) else None
-    found = shutil.which("tessera-convert")
-    if found:
-        return found
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    candidate = os.path.join(root, "build", "apps", "convert", "tessera-convert")
-    return candidate if os.access(candidate, os.X_OK) else None
+    return find_program("tessera-convert", os.environ.get("TESSERA_CONVERT"))
 
 
 def convert_log(log_dir: str, final: str) -> int:

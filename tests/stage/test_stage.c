@@ -1,10 +1,4 @@
 /* Staged output (docs/staging.md), one scenario per CTest:
- *   identical_log:<strategy>  the same with stage_format=log (the drain
- *                         converts each writer's log into the file);
- *   log_read              tsr_open reads a staged log directly (values),
- *                         before tsr_finalize converts it (bytes);
- *   kill_log              SIGKILL between log close and conversion
- *                         (stage_kill.sh ... log recovers and compares);
  *   identical:<strategy>  the same data written in place and through a stage:
  *                         after tsr_finalize the final files are byte-identical
  *                         and the stage is empty (no file, no marker);
@@ -31,7 +25,13 @@
  *   dest_full             the destination is a 1 MiB tmpfs: tsr_close succeeds
  *                         (the file is staged), tsr_finalize is TSR_ENOSPC on
  *                         every rank, the staged file and its marker remain,
- *                         byte-identical to an unstaged twin, no final name.
+ *                         byte-identical to an unstaged twin, no final name;
+ *   identical_log:<strategy>  identical: with stage_format=log (the drain
+ *                         converts each writer's log into the file);
+ *   log_read              tsr_open reads a staged log directly (values),
+ *                         before tsr_finalize converts it (bytes);
+ *   kill_log              SIGKILL between log close and conversion
+ *                         (stage_kill.sh ... log recovers and compares);
  * Usage: test_stage SCENARIO DIR. Exit 77 (skip) when the strategy is not
  * built. */
 #define _DEFAULT_SOURCE /* usleep */
@@ -212,6 +212,17 @@ static int read_marker(const char *sdir, char *dest, size_t n, long long *size,
   return found;
 }
 
+/* tsr_finalize drains the stage: then @p final is @p ref byte for byte and
+ * the stage is empty. */
+static void finalize_compare(tsr_ctx **ctx, const char *final, const char *ref, const char *sdir) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(tsr_finalize(ctx), 0);
+  if (g_rank == 0) {
+    CHECK(same_bytes(final, ref));
+    CHECK(count_entries(sdir) == 0);
+  }
+}
+
 static int hybrid(tsr_ctx **ctx, const char *dir) {
   char small[600], large[600], ref[600], sdir[600], hints[900];
   snprintf(small, sizeof small, "%s/hybrid_small_np%d.nc", dir, g_size);
@@ -241,12 +252,7 @@ static int hybrid(tsr_ctx **ctx, const char *dir) {
     CHECK(size == file_size(ref));
     CHECK(same_bytes(staged, ref));
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(tsr_finalize(ctx), 0);
-  if (g_rank == 0) {
-    CHECK(same_bytes(large, ref));
-    CHECK(count_entries(sdir) == 0);
-  }
+  finalize_compare(ctx, large, ref, sdir);
   return 0;
 }
 
@@ -355,14 +361,18 @@ static int dest_missing(tsr_ctx **ctx, const char *dir) {
 
 /* Three 8 MiB files closed through the stage; rank 0 waits until the drain
  * is inside a copy (`<final>.tessera-tmp` there, the final name not yet) and
- * kills itself. DIR/kill_closed lists the files tsr_close returned for. */
-static int kill_run(tsr_ctx **ctx, const char *dir) {
+ * kills itself. DIR/kill_closed lists the files tsr_close returned for.
+ * With @p log (stage_format=log, drained at tsr_finalize) it kills itself
+ * as soon as the three logs are closed, before any conversion ran
+ * (stage_kill.sh then converts one by hand and recovers the others). */
+static int kill_run(tsr_ctx **ctx, const char *dir, int log) {
   char sdir[600], hints[900], path[3][600], ref[600], tmp[1300], list[600];
   snprintf(sdir, sizeof sdir, "%s/stage_kill", dir);
   snprintf(list, sizeof list, "%s/kill_closed", dir);
   snprintf(ref, sizeof ref, "%s/kill_ref.nc", dir);
   CHECK_RC(write_file(*ctx, ref, "strategy=serial", 2048, 1), 0);
-  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s", sdir);
+  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s%s", sdir,
+           log ? ":stage_format=log:stage_drain=finalize" : "");
   FILE *lf = g_rank == 0 ? fopen(list, "w") : NULL;
   for (int k = 0; k < 3; k++) {
     snprintf(path[k], sizeof path[k], "%.500s/kill_%d.nc", dir, k);
@@ -374,8 +384,8 @@ static int kill_run(tsr_ctx **ctx, const char *dir) {
   }
   if (lf) fclose(lf);
   if (g_rank == 0) {
-    const char *when = "after every drain finished";
-    for (int i = 0; i < 200000; i++) { /* at most about 20 s */
+    const char *when = log ? "with 3 logs closed, none converted" : "after every drain finished";
+    for (int i = 0; !log && i < 200000; i++) { /* at most about 20 s */
       int k, all = 1;
       for (k = 0; k < 3; k++) {
         snprintf(tmp, sizeof tmp, "%.600s.tessera-tmp", path[k]);
@@ -444,38 +454,7 @@ static int log_read(tsr_ctx **ctx, const char *dir) {
   free(buf);
   if (f) CHECK_RC(tsr_close(&f), 0);
   tsr_decomp_free(&d);
-  MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(tsr_finalize(ctx), 0);
-  if (g_rank == 0) {
-    CHECK(same_bytes(path, ref));
-    CHECK(count_entries(sdir) == 0);
-  }
-  return 0;
-}
-
-/* stage_format=log, drained at tsr_finalize: three files closed (their logs
- * and markers complete in the stage), then rank 0 raises SIGKILL before any
- * conversion ran (stage_kill.sh converts one by hand, recovers the others). */
-static int kill_log(tsr_ctx **ctx, const char *dir) {
-  char sdir[600], hints[900], path[600], ref[600], list[600];
-  snprintf(sdir, sizeof sdir, "%s/stage_kill", dir);
-  snprintf(list, sizeof list, "%s/kill_closed", dir);
-  snprintf(ref, sizeof ref, "%s/kill_ref.nc", dir);
-  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 256, 1), 0);
-  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
-  FILE *lf = g_rank == 0 ? fopen(list, "w") : NULL;
-  for (int k = 0; k < 3; k++) {
-    snprintf(path, sizeof path, "%.500s/kill_%d.nc", dir, k);
-    CHECK_RC(write_file(*ctx, path, hints, 256, 1), 0);
-    if (lf) fprintf(lf, "%s\n", path), fflush(lf);
-  }
-  if (lf) fclose(lf);
-  if (g_rank == 0) {
-    printf("rank 0 raises SIGKILL with 3 logs closed, none converted\n");
-    fflush(stdout);
-    raise(SIGKILL);
-  }
-  MPI_Barrier(MPI_COMM_WORLD); /* never passes: rank 0 is gone */
+  finalize_compare(ctx, path, ref, sdir);
   return 0;
 }
 
@@ -538,12 +517,12 @@ int main(int argc, char **argv) {
   else if (strncmp(sc, "identical_log:", 14) == 0)
     rc = identical(&ctx, sc + 14, dir, ":stage_format=log");
   else if (strcmp(sc, "log_read") == 0) rc = log_read(&ctx, dir);
-  else if (strcmp(sc, "kill_log") == 0) rc = kill_log(&ctx, dir);
+  else if (strcmp(sc, "kill_log") == 0) rc = kill_run(&ctx, dir, 1);
   else if (strcmp(sc, "hybrid") == 0) rc = hybrid(&ctx, dir);
   else if (strcmp(sc, "rewrite") == 0) rc = rewrite(&ctx, dir);
   else if (strcmp(sc, "stage_in") == 0) rc = stage_in(&ctx, dir);
   else if (strcmp(sc, "dest_missing") == 0) rc = dest_missing(&ctx, dir);
-  else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir);
+  else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir, 0);
   else if (strcmp(sc, "stage_full") == 0) rc = stage_full(&ctx, dir);
   else if (strcmp(sc, "dest_full") == 0) rc = dest_full(&ctx, dir);
   else {
