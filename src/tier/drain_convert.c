@@ -88,6 +88,10 @@ int tsr__drain_convert(const char *log, const char *final, char *msg, size_t msg
   posix_spawn_file_actions_addclose(&fa, fds[0]);
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", 0, 0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+  /* The model's files and MPI's sockets stay with the model. */
+  posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+#endif
   char **env = child_env();
   char *argv[] = {prog, (char *)log, (char *)final, NULL};
   pid_t pid = -1;
