@@ -435,6 +435,15 @@ int tsr__log_open_stored(const char *dir, char target[TSR__NAME_MAX], tsr__hints
   return rc;
 }
 
+int tsr__log_target(const char *dir, char target[TSR__NAME_MAX]) {
+  tsr__hints h;
+  tsr__schema s;
+  tsr__schema_init(&s);
+  int rc = read_schema(dir, target, &h, &s, NULL);
+  tsr__schema_free(&s);
+  return rc;
+}
+
 int tsr__log_count(const tsr__bfile *bf) { return bf->nents; }
 
 const tsr__log_entry *tsr__log_entry_at(const tsr__bfile *bf, int k) { return &bf->ents[k]; }

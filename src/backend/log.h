@@ -66,6 +66,8 @@ int tsr__log_convert(const char *dir, const char *final, char *msg, size_t msgle
 int tsr__log_open_stored(const char *dir, char target[TSR__NAME_MAX], tsr__hints *h,
                          tsr__schema *s, tsr__bfile **out, tsr__berr *err);
 int tsr__log_count(const tsr__bfile *bf);
+/* The name of the backend a log stands for (0 or TSR_E*). */
+int tsr__log_target(const char *dir, char target[TSR__NAME_MAX]);
 const tsr__log_entry *tsr__log_entry_at(const tsr__bfile *bf, int k);
 int tsr__log_entry_data(const tsr__bfile *bf, int k, void *buf, tsr__berr *err);
 
