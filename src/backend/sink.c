@@ -200,7 +200,7 @@ int tsr__sink_finish(tsr__sink *s, int ok) {
 
 void tsr__sink_abort(tsr__sink *s) {
   if (s->bf) s->ops->abort(s->bf, s->tmp_path ? s->tmp_path : s->path);
-  else if (s->tmp_path && s->renamer) unlink(s->tmp_path);
+  else if (s->tmp_path && s->renamer) tsr__stage_remove(s->tmp_path); /* a file or a log */
   s->bf = NULL;
   free_names(s);
 }
