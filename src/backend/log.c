@@ -13,6 +13,7 @@
 
 #include "backend/backend_block.h"
 #include "tessera.h"
+#include "tier/stage.h" /* tsr__write_full */
 
 struct tsr__bfile {
   char *dir;
@@ -38,21 +39,6 @@ static int os_fail(tsr__berr *err, int e, const char *what, const char *path) {
   return e == ENOSPC || e == EDQUOT || e == EFBIG ? TSR_ENOSPC : e == ENOMEM ? TSR_ENOMEM
          : e == EIO                                                      ? TSR_EIO
                                                                          : TSR_EACCES;
-}
-
-static int write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      return -1;
-    }
-    c += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 static int read_all_at(int fd, void *p, size_t n, int64_t off) {
@@ -92,9 +78,9 @@ static int write_schema(const char *dir, const tsr__schema *s, const tsr__hints 
   snprintf(name, sizeof name, "%s", target);
   uint64_t sizes[2] = {sizeof *h, plen};
   int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-  if (fd < 0 || write_all(fd, TSR__LOG_MAGIC, 8) || write_all(fd, name, sizeof name) ||
-      write_all(fd, sizes, sizeof sizes) || write_all(fd, h, sizeof *h) ||
-      write_all(fd, packed, plen))
+  if (fd < 0 || tsr__write_full(fd, TSR__LOG_MAGIC, 8) || tsr__write_full(fd, name, sizeof name) ||
+      tsr__write_full(fd, sizes, sizeof sizes) || tsr__write_full(fd, h, sizeof *h) ||
+      tsr__write_full(fd, packed, plen))
     rc = os_fail(err, errno, "cannot write", path ? path : dir);
   if (fd >= 0 && close(fd) != 0 && !rc) rc = os_fail(err, errno, "cannot close", path);
   free(path);
@@ -249,8 +235,8 @@ static int log_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64
     tsr__block_pack(packed, buf, v->esize, v->nd, count, mem);
     data = packed;
   }
-  if (write_all(bf->fd_log, data, (size_t)e.bytes) != 0) rc = os_fail(err, errno, "cannot append to", bf->dir);
-  else if (write_all(bf->fd_idx, &e, sizeof e) != 0) rc = os_fail(err, errno, "cannot index", bf->dir);
+  if (tsr__write_full(bf->fd_log, data, (size_t)e.bytes) != 0) rc = os_fail(err, errno, "cannot append to", bf->dir);
+  else if (tsr__write_full(bf->fd_idx, &e, sizeof e) != 0) rc = os_fail(err, errno, "cannot index", bf->dir);
   else bf->off += e.bytes;
   free(packed);
   return rc;

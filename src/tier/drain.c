@@ -69,20 +69,6 @@ static ssize_t read_full(int fd, char *buf, size_t cap) {
   return (ssize_t)got;
 }
 
-static int write_full(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      return -1;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Checksum and size of what @p fd holds from its start. */
 static int sum_file(int fd, char *buf, size_t cap, uint64_t *sum, int64_t *size) {
   tsr__sum64 c;
@@ -129,7 +115,7 @@ int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap
     }
     if (r == 0) break;
     tsr__sum64_update(&c, buf, (size_t)r);
-    if (write_full(out, buf, (size_t)r) != 0) {
+    if (tsr__write_full(out, buf, (size_t)r) != 0) {
       rc = fail(0, errno, msg, msglen, "cannot write", tmp);
       goto done;
     }

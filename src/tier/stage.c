@@ -99,11 +99,15 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
   return e == ENOSPC || e == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
 }
 
-static int write_all(int fd, const char *p, size_t n) {
+int tsr__write_full(int fd, const void *buf, size_t n) {
+  const char *p = buf;
   while (n > 0) {
     ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      return -1;
+    }
     p += w;
     n -= (size_t)w;
   }
@@ -118,7 +122,7 @@ static int write_marker(const char *staged, const char *final, int64_t size, int
   snprintf(path, sizeof path, "%s%s", staged, TSR__DEST_SUFFIX);
   int n = snprintf(text, sizeof text, "%s\n%lld\n", final, (long long)size);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text || write_all(fd, text, (size_t)n) != 0;
+  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text || tsr__write_full(fd, text, (size_t)n) != 0;
   int e = errno;
   if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
   if (!bad) return 0;
