@@ -254,6 +254,10 @@ def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_fil
              if r["strategy"] in STAGED and r["demo_status"] == "ok"]
     if args.no_stage or not names:
         return []
+    parent = os.path.dirname(os.path.abspath(args.stage_dir))
+    if not os.path.isdir(parent):  # e.g. no /dev/shm: not a failure of the library
+        print(f"tessera demo: no staged rows: {parent} does not exist (--stage-dir DIR)")
+        return []
     runs = []
     for i, name in enumerate(names, 1):
         def one(name=name):

@@ -166,6 +166,17 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert "all 10 runs verified" in text
 
 
+def test_demo_skips_staged_rows_without_the_tier(tmp_path, capsys):
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
+                    "split", "--no-plain", "--stage-dir", str(tmp_path / "none" / "stage")])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert f"tessera demo: no staged rows: {tmp_path / 'none'} does not exist" in text
+    assert "[staged" not in text and "Staged into" not in text
+    assert json.loads((tmp_path / "results.json").read_text())["staged_runs"] == []
+
+
 def test_demo_prints_the_studies_three_rows(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_NOT_BUILT", "servers")
     rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
