@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -270,11 +271,23 @@ def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_fil
             return rec, progress(rec, time.monotonic() - t0)
         runs.append(step(console, f"[staged {i}/{len(names)}] {name:<9} running tessera-bench "
                                   f"--check --stage-dir {args.stage_dir} ...", one))
-    try:  # the bench left it empty; a failed run's staged files stay for recover
-        os.rmdir(args.stage_dir)
+    clear_stage(args.stage_dir)
+    return runs
+
+
+def clear_stage(stage_dir: str) -> None:
+    """Remove the stage once the staged runs are done: the stage-in copies of
+    wrfinput_d01 and the restart file (`<base>.<16 hex>.in`, made again from
+    their sources when needed), then the directory if that emptied it. Staged
+    output a failed run left (with its marker) stays for `tessera stage
+    recover`."""
+    try:
+        for name in os.listdir(stage_dir):
+            if re.search(r"\.[0-9a-f]{16}\.in$", name):
+                os.unlink(os.path.join(stage_dir, name))
+        os.rmdir(stage_dir)
     except OSError:
         pass
-    return runs
 
 
 def plain_args(args, method: str, out: Path) -> list[str]:
