@@ -356,6 +356,14 @@ int tsr__decomp_pack(tsr_file *f, const tsr_decomp *d, size_t esize, const void 
   return 0;
 }
 
+void tsr__decomp_unpack(const tsr_decomp *d, size_t es, const void *packed, void *buf) {
+  if (d->my_elems == 0) return;
+  if (d->ordered) copy_ordered(d, es, buf, (void *)packed, 1);
+  else if (d->perm) permute(d->perm, d->my_elems, es, buf, (void *)packed, 1);
+  else if (d->spans) tsr__spans_unpack(d->spans, d->nspans, es, packed, buf);
+  else memcpy(buf, packed, (size_t)(d->my_elems * (int64_t)es));
+}
+
 /* Reading a flat decomposition runs a plan backwards: every rank reads one
  * slab of the variable (disjoint, large requests) and sends each piece of it
  * to the rank whose runs hold it. Reading each rank's covering box instead
@@ -399,8 +407,7 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   }
   int xrc = tsr__runs_run_reverse(f->ctx->comm, ex, f->ctx->rank, region, stage, recvbuf, packed);
   if (!rc) rc = xrc;
-  if (!rc && d->perm) permute(d->perm, d->my_elems, es, buf, packed, 1);
-  else if (!rc && d->spans) tsr__spans_unpack(d->spans, d->nspans, es, packed, buf);
+  if (!rc && packed != buf) tsr__decomp_unpack(d, es, packed, buf);
   return rc;
 }
 
@@ -421,9 +428,6 @@ int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   }
   rc = tsr__sink_read(sk, varid, frame, c->tile.start, c->tile.count, f->pack, whole);
   if (rc || d->my_elems == 0) return rc;
-  if (d->ordered) copy_ordered(d, es, buf, f->pack, 1);
-  else if (d->perm) permute(d->perm, d->my_elems, es, buf, f->pack, 1);
-  else if (d->spans) tsr__spans_unpack(d->spans, d->nspans, es, f->pack, buf);
-  else memcpy(buf, f->pack, (size_t)(d->my_elems * (int64_t)es));
+  tsr__decomp_unpack(d, es, f->pack, buf);
   return 0;
 }

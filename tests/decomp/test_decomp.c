@@ -200,10 +200,11 @@ static int same_bytes(const char *a, const char *b) {
 }
 
 /* Read back: whole frames against the expected values (fill where nobody
- * owns), then through the decomposition itself. */
-static void verify(tsr_ctx *ctx, const char *path, kind k, dvar *t, dvar *h) {
+ * owns), then through the decomposition itself, with read hints @p rh. */
+static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, dvar *t,
+                        dvar *h) {
   tsr_file *f;
-  TU_OK(tsr_open(ctx, path, getenv("TSR_READ_HINTS"), &f));
+  TU_OK(tsr_open(ctx, path, rh, &f));
   float *all = malloc(sizeof(float) * NZ * NY * NX);
   int *allh = malloc(sizeof(int) * NY * NX);
   int bad = 0;
@@ -232,6 +233,22 @@ static void verify(tsr_ctx *ctx, const char *path, kind k, dvar *t, dvar *h) {
   free(allh);
   free(bt);
   free(bh);
+}
+
+/* Every read strategy reads what every write strategy wrote (issue 16):
+ * each rank its own tile (TSR_READ_HINTS, the default, direct), one reader
+ * in slabs (first rank, last rank), two aggregators (next to each other,
+ * and two ranks apart where there are enough ranks). */
+static void verify(tsr_ctx *ctx, const char *path, kind k, dvar *t, dvar *h) {
+  char reads[7][64];
+  snprintf(reads[0], sizeof reads[0], "%s", getenv("TSR_READ_HINTS") ? getenv("TSR_READ_HINTS") : "");
+  snprintf(reads[1], sizeof reads[1], "strategy=direct");
+  snprintf(reads[2], sizeof reads[2], "strategy=serial:slab_bytes=1k");
+  snprintf(reads[3], sizeof reads[3], "strategy=serial:writer=%d", P - 1);
+  snprintf(reads[4], sizeof reads[4], "strategy=aggregate:aggregators=2");
+  snprintf(reads[5], sizeof reads[5], "strategy=aggregate:aggregators=2:stride=%d", P > 2 ? 2 : 1);
+  snprintf(reads[6], sizeof reads[6], "strategy=aggregate:aggregators=%d:backend=netcdf", P);
+  for (int i = 0; i < 7; i++) verify_with(ctx, path, reads[i], k, t, h);
 }
 
 static void free_dvar(dvar *v) {

@@ -244,6 +244,13 @@ static void check_ids(tsr_file *f) {
 }
 
 static const char *const BACKENDS[] = {"netcdf", "pnetcdf"};
+/* Read strategies (tsr_open's strategy=): every rank its own tile (none,
+ * direct), one reader in slabs of 1 KiB (several per 3-D field), two
+ * aggregators; and what tsr_file_strategy answers for each. */
+static const char *const READS[] = {"", "strategy=direct", "strategy=serial:slab_bytes=1k",
+                                    "strategy=aggregate:aggregators=2"};
+static const char *const READ_NAMES[] = {"", "direct", "serial", "aggregate"};
+enum { NREADS = sizeof READS / sizeof READS[0] };
 
 /* The file of @p strategy (written by rows), read back with every built
  * backend through every decomposition kind; for serial also with the default
@@ -262,9 +269,11 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     goto out;
   }
   TSR_CHECK_OK(rc);
-  for (size_t b = 0; b < sizeof BACKENDS / sizeof BACKENDS[0]; b++) {
-    snprintf(hints, sizeof hints, "backend=%s", BACKENDS[b]);
-    tsr_test_case("%s", BACKENDS[b]);
+  for (size_t rb = 0; rb < NREADS * sizeof BACKENDS / sizeof BACKENDS[0]; rb++) {
+    size_t b = rb / NREADS, rs = rb % NREADS;
+    snprintf(hints, sizeof hints, "backend=%s%s%s", BACKENDS[b], READS[rs][0] ? ":" : "",
+             READS[rs]);
+    tsr_test_case("%s", hints);
     tsr_file *f = NULL;
     rc = tsr_open(ctx, path, hints, &f);
     if (rc == TSR_ENOTBUILT) { /* shown as the skip of errors-<backend> */
@@ -275,11 +284,11 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     TSR_CHECK_OK(rc);
     if (rc) continue;
     check_ids(f);
-    TSR_CHECK_EQ_STR(tsr_file_strategy(f), "");
+    TSR_CHECK_EQ_STR(tsr_file_strategy(f), READ_NAMES[rs]);
     for (int k = 0; k < K_NKINDS; k++) {
       if (k == K_COLS_EMPTY && nranks == 1) continue;
       char label[160];
-      snprintf(label, sizeof label, "%s/%s/%s/np%d", strategy, BACKENDS[b], kind_name[k], nranks);
+      snprintf(label, sizeof label, "%s/%s/%s/np%d", strategy, hints, kind_name[k], nranks);
       read_and_compare(f, &R[k], label);
     }
     read_replicated(f, path);
@@ -320,9 +329,9 @@ static void write_split(tsr_ctx *ctx, const char *path) {
   tsr_decomp_free(&d);
 }
 
-static void open_errors(tsr_ctx *ctx, const char *backend) {
-  char hints[64], path[600];
-  snprintf(hints, sizeof hints, "backend=%s", backend);
+static void open_errors(tsr_ctx *ctx, const char *backend, const char *read) {
+  char hints[96], path[600];
+  snprintf(hints, sizeof hints, "backend=%s%s%s", backend, read[0] ? ":" : "", read);
   tsr_file *f = (tsr_file *)&f; /* must come back NULL */
 
   /* A file that does not exist. */
@@ -365,9 +374,22 @@ static void open_errors(tsr_ctx *ctx, const char *backend) {
   f = (tsr_file *)&f;
   TSR_CHECK_RC(tsr_open(ctx, path, tsr_test_rank() == nranks - 1 ? "backend=nosuch" : hints, &f), TSR_EHINT);
   TSR_CHECK_NULL(f);
+  /* Strategies that cannot read, and a serial reader that is no rank. */
+  const char *no_read[] = {"strategy=split", "strategy=servers", "strategy=serial:writer=99",
+                           "strategy=aggregate:aggregators=2:stride=99"};
+  for (int i = 0; i < (nranks > 1 ? 4 : 3); i++) { /* one rank: aggregators are clamped to 1 */
+    char h[160];
+    snprintf(h, sizeof h, "backend=%s:%s", backend, no_read[i]);
+    f = (tsr_file *)&f;
+    TSR_CHECK_RC(tsr_open(ctx, path, h, &f), TSR_EHINT);
+    TSR_CHECK_NULL(f);
+    TSR_CHECK_EQ_INT(strstr(tsr_last_error(), i < 2 ? "strategy=" : i == 2 ? "writer=99" : "99") != NULL, 1);
+  }
   /* A path missing on one rank only: every rank fails. Only where each rank
-   * opens on its own: MPI-IO requires the same name on every rank. */
-  if (nranks > 1 && strcmp(backend, "netcdf") == 0) {
+   * opens on its own: MPI-IO requires the same name on every rank, and with
+   * strategy=serial or aggregate only the readers look at the path. */
+  int every_rank_opens = !read[0] || strcmp(read, "strategy=direct") == 0;
+  if (nranks > 1 && strcmp(backend, "netcdf") == 0 && every_rank_opens) {
     char bad[700];
     snprintf(bad, sizeof bad, "%s%s", path, tsr_test_rank() == nranks - 1 ? ".nothere" : "");
     f = (tsr_file *)&f;
@@ -376,9 +398,9 @@ static void open_errors(tsr_ctx *ctx, const char *backend) {
   }
 }
 
-static void get_errors(tsr_ctx *ctx, const char *backend) {
-  char hints[64], path[512];
-  snprintf(hints, sizeof hints, "backend=%s", backend);
+static void get_errors(tsr_ctx *ctx, const char *backend, const char *read) {
+  char hints[96], path[512];
+  snprintf(hints, sizeof hints, "backend=%s%s%s", backend, read[0] ? ":" : "", read);
   snprintf(path, sizeof path, "%s", serial_path);
   decomps D = {0};
   TSR_CHECK_OK(make_decomps(ctx, K_COLS, &D));
@@ -497,10 +519,13 @@ static void backend_errors(const char *backend) {
   } else {
     TSR_CHECK_OK(rc);
     TSR_CHECK_OK(tsr_close(&f));
-    tsr_test_case("open");
-    open_errors(ctx, backend);
-    tsr_test_case("get");
-    get_errors(ctx, backend);
+    /* The same errors through every read strategy. */
+    for (int i = 0; i < NREADS; i++) {
+      tsr_test_case("open %s", READS[i]);
+      open_errors(ctx, backend, READS[i]);
+      tsr_test_case("get %s", READS[i]);
+      get_errors(ctx, backend, READS[i]);
+    }
   }
   tsr_test_case("%s", "");
   stop(ctx, &model);
