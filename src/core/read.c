@@ -23,6 +23,10 @@ struct tsr__reader {
 /* The registry's reading default prefers a parallel backend: one collective
  * read per call instead of every rank opening the file on its own. */
 static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
+  if (f->reader->who.kind == TSR__READ_SPLIT) { /* the pieces choose theirs (read_split.c) */
+    f->backend = &tsr__split_reader;
+    return 0;
+  }
   const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read(f->path);
   int rc = tsr__backend_find(name, &f->backend);
   if (rc) {
@@ -77,8 +81,8 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
     f->reader = calloc(1, sizeof *f->reader);
     rc = f->reader ? 0 : TSR_ENOMEM;
     char msg[sizeof f->berr.message] = "";
-    if (!rc) rc = choose_backend(f, msg, sizeof msg);
     if (!rc) rc = tsr__readers_choose(f, hints, &f->reader->who, msg, sizeof msg);
+    if (!rc) rc = choose_backend(f, msg, sizeof msg);
     if (rc) {
       f->berr.code = rc;
       snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
@@ -95,7 +99,7 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
     agreed = tsr__readers_setup(f, tsr__sink_parallel(sk), who);
     /* stage_dir: read a copy in the fast tier, made once per node. */
     char *local = NULL;
-    rc = agreed || !f->hints.stage_dir[0]
+    rc = agreed || !f->hints.stage_dir[0] || who->kind == TSR__READ_SPLIT /* no one file */
              ? 0
              : tsr__stage_in(ctx->comm, path, f->hints.stage_dir, &local, f->berr.message,
                              sizeof f->berr.message);
@@ -147,7 +151,7 @@ static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_deco
 
 static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
   tsr__sink *sk = &f->reader->sink;
-  if (f->reader->who.kind != TSR__READ_EACH)
+  if (f->reader->who.kind == TSR__READ_SERIAL || f->reader->who.kind == TSR__READ_AGGREGATE)
     return tsr__readers_get(f, sk, &f->reader->who, varid, frame, d, buf);
   const tsr__memview whole = {0};
   if (!d) { /* replicated: the whole frame of the variable on every rank */

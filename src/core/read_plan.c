@@ -27,12 +27,10 @@ int tsr__readers_choose(tsr_file *f, const char *open_hints, tsr__readers *r, ch
   if (strcmp(s, "serial") == 0) r->kind = TSR__READ_SERIAL, r->name = "serial";
   else if (strcmp(s, "aggregate") == 0) r->kind = TSR__READ_AGGREGATE, r->name = "aggregate";
   else if (strcmp(s, "direct") == 0) r->name = "direct";
+  else if (strcmp(s, "split") == 0) r->kind = TSR__READ_SPLIT, r->name = "split";
   else {
     snprintf(msg, msglen,
-             strcmp(s, "split") == 0
-                 ? "strategy=split cannot read: join the pieces with `tessera join` and open "
-                   "the joined file with strategy=serial, direct or aggregate"
-                 : "strategy=%s does not read files: use strategy=serial, direct or aggregate",
+             "strategy=%s does not read files: use strategy=serial, direct, aggregate or split",
              s);
     return TSR_EHINT;
   }
@@ -72,7 +70,7 @@ static int pick(tsr_file *f, tsr__readers *r) {
 }
 
 int tsr__readers_setup(tsr_file *f, int parallel, tsr__readers *r) {
-  if (r->kind == TSR__READ_EACH) {
+  if (r->kind == TSR__READ_EACH || r->kind == TSR__READ_SPLIT) {
     r->mine = 1;
     r->comm = parallel ? f->ctx->comm : MPI_COMM_SELF;
     return 0;
@@ -104,7 +102,7 @@ static int bcast_bytes(void *buf, int64_t n, int root, MPI_Comm comm) {
 }
 
 int tsr__readers_share(tsr_file *f, const tsr__readers *r, int64_t *nrecs) {
-  if (r->kind == TSR__READ_EACH) return 0;
+  if (r->kind == TSR__READ_EACH || r->kind == TSR__READ_SPLIT) return 0;
   int root = r->ranks[0], me = f->ctx->rank;
   void *packed = NULL;
   size_t len = 0;

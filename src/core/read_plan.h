@@ -7,7 +7,9 @@
  *                   slabs of at most slab_bytes, each scattered to the tiles
  *   aggregate       `aggregators` readers (stride=) each read one contiguous
  *                   share, rearranged to the tiles
- *   split           refused (TSR_EHINT): pieces are joined by `tessera join`
+ *   split           the pieces `<path>.NNNN` of strategy=split, read as the
+ *                   one file by any number of ranks (read_split.c); each
+ *                   rank reads its tile as with direct
  *
  * serial and aggregate run the write plans backwards (plan/exchange.h
  * tsr__exchange_run_reverse); only their readers open the file, and the
@@ -18,7 +20,10 @@
 
 #include "core/internal.h"
 
-typedef enum { TSR__READ_EACH, TSR__READ_SERIAL, TSR__READ_AGGREGATE } tsr__read_kind;
+typedef enum { TSR__READ_EACH, TSR__READ_SERIAL, TSR__READ_AGGREGATE, TSR__READ_SPLIT } tsr__read_kind;
+
+/* The pieces of a split file behind the backend interface (read_split.c). */
+extern const tsr__backend_ops tsr__split_reader;
 
 typedef struct tsr__readers {
   tsr__read_kind kind;

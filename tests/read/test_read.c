@@ -25,7 +25,7 @@ static const tsr_test_var VARS[] = {
 };
 enum { NVARS = sizeof VARS / sizeof VARS[0], V_TIMES = 4 };
 
-static int nranks;
+static int nranks, nranks_saved;
 static const char *dir;
 /* The files the errors scenarios open: a serial file, a split file. */
 static char serial_path[512], split_path[512];
@@ -159,6 +159,9 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, decomps
   float fill = -999.0f;
   TSR_CHECK_OK(tsr_put_att(f, 0, "_FillValue", TSR_FLOAT, 1, &fill));
   TSR_CHECK_OK(tsr_put_att(f, TSR_GLOBAL, "TITLE", TSR_CHAR, 7, "tessera"));
+  if (strstr(hints, "split")) /* pieces are laid out for each variable's tile */
+    for (int v = 0; v < NVARS; v++)
+      if (VARS[v].nd > 0) TSR_CHECK_OK(tsr_def_var_decomp(f, v, W->d[shape_of(&VARS[v])]));
   TSR_CHECK_OK(tsr_enddef(f));
   for (int t = 0; t < NT; t++)
     for (int v = 0; v < NVARS; v++) {
@@ -251,6 +254,7 @@ static const char *const READS[] = {"", "strategy=direct", "strategy=serial:slab
                                     "strategy=aggregate:aggregators=2"};
 static const char *const READ_NAMES[] = {"", "direct", "serial", "aggregate"};
 enum { NREADS = sizeof READS / sizeof READS[0] };
+static const char *const SPLIT_READS[] = {"strategy=split"}, *const SPLIT_NAMES[] = {"split"};
 
 /* The file of @p strategy (written by rows), read back with every built
  * backend through every decomposition kind; for serial also with the default
@@ -269,10 +273,14 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     goto out;
   }
   TSR_CHECK_OK(rc);
-  for (size_t rb = 0; rb < NREADS * sizeof BACKENDS / sizeof BACKENDS[0]; rb++) {
-    size_t b = rb / NREADS, rs = rb % NREADS;
-    snprintf(hints, sizeof hints, "backend=%s%s%s", BACKENDS[b], READS[rs][0] ? ":" : "",
-             READS[rs]);
+  /* Split pieces read only as pieces (strategy=split), the others every way. */
+  int split = strcmp(strategy, "split") == 0;
+  const char *const *reads = split ? SPLIT_READS : READS, *const *names = split ? SPLIT_NAMES : READ_NAMES;
+  size_t nreads = split ? 1 : NREADS;
+  for (size_t rb = 0; rb < nreads * sizeof BACKENDS / sizeof BACKENDS[0]; rb++) {
+    size_t b = rb / nreads, rs = rb % nreads;
+    snprintf(hints, sizeof hints, "backend=%s%s%s", BACKENDS[b], reads[rs][0] ? ":" : "",
+             reads[rs]);
     tsr_test_case("%s", hints);
     tsr_file *f = NULL;
     rc = tsr_open(ctx, path, hints, &f);
@@ -284,7 +292,7 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     TSR_CHECK_OK(rc);
     if (rc) continue;
     check_ids(f);
-    TSR_CHECK_EQ_STR(tsr_file_strategy(f), READ_NAMES[rs]);
+    TSR_CHECK_EQ_STR(tsr_file_strategy(f), names[rs]);
     for (int k = 0; k < K_NKINDS; k++) {
       if (k == K_COLS_EMPTY && nranks == 1) continue;
       char label[160];
@@ -294,6 +302,29 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     read_replicated(f, path);
     TSR_CHECK_OK(tsr_close(&f));
     TSR_CHECK_NULL(f);
+  }
+  if (split && tsr_test_rank() == 0) {
+    /* The pieces of every rank, read by rank 0 alone: the reader's rank
+     * count is not the writer's. */
+    tsr_test_case("split alone");
+    tsr_ctx *one = NULL;
+    MPI_Comm self = MPI_COMM_NULL;
+    TSR_CHECK_OK(tsr_init(MPI_COMM_SELF, NULL, &one, &self));
+    tsr_file *f = NULL;
+    TSR_CHECK_OK(tsr_open(one, path, "strategy=split", &f));
+    if (f) {
+      decomps A = {0};
+      nranks_saved = nranks;
+      nranks = 1; /* decompositions of the one-rank context */
+      TSR_CHECK_OK(make_decomps(one, K_HALO, &A));
+      read_and_compare(f, &A, "split/alone/halo");
+      read_replicated(f, "split/alone");
+      free_decomps(&A);
+      nranks = nranks_saved;
+    }
+    TSR_CHECK_OK(tsr_close(&f));
+    TSR_CHECK_OK(tsr_finalize(&one));
+    MPI_Comm_free(&self);
   }
   if (strcmp(strategy, "serial") == 0) {
     /* The default backend (no hint) reads too. */
@@ -375,16 +406,28 @@ static void open_errors(tsr_ctx *ctx, const char *backend, const char *read) {
   TSR_CHECK_RC(tsr_open(ctx, path, tsr_test_rank() == nranks - 1 ? "backend=nosuch" : hints, &f), TSR_EHINT);
   TSR_CHECK_NULL(f);
   /* Strategies that cannot read, and a serial reader that is no rank. */
-  const char *no_read[] = {"strategy=split", "strategy=servers", "strategy=serial:writer=99",
+  const char *no_read[] = {"strategy=servers", "strategy=serial:writer=99",
                            "strategy=aggregate:aggregators=2:stride=99"};
-  for (int i = 0; i < (nranks > 1 ? 4 : 3); i++) { /* one rank: aggregators are clamped to 1 */
+  for (int i = 0; i < (nranks > 1 ? 3 : 2); i++) { /* one rank: aggregators are clamped to 1 */
     char h[160];
     snprintf(h, sizeof h, "backend=%s:%s", backend, no_read[i]);
     f = (tsr_file *)&f;
     TSR_CHECK_RC(tsr_open(ctx, path, h, &f), TSR_EHINT);
     TSR_CHECK_NULL(f);
-    TSR_CHECK_EQ_INT(strstr(tsr_last_error(), i < 2 ? "strategy=" : i == 2 ? "writer=99" : "99") != NULL, 1);
+    TSR_CHECK_EQ_INT(strstr(tsr_last_error(), i == 0 ? "strategy=servers" : i == 1 ? "writer=99" : "99") != NULL, 1);
   }
+  /* strategy=split on a file that has no pieces: piece 0 is missing. */
+  char h[160];
+  snprintf(h, sizeof h, "backend=%s:strategy=split", backend);
+  f = (tsr_file *)&f;
+  TSR_CHECK_RC(tsr_open(ctx, path, h, &f), TSR_EACCES);
+  TSR_CHECK_NULL(f);
+  /* and on a piece given for the base path: '<piece>.0000' is missing too. */
+  char piece[600];
+  snprintf(piece, sizeof piece, "%s.0000", split_path);
+  f = (tsr_file *)&f;
+  TSR_CHECK_RC(tsr_open(ctx, piece, h, &f), TSR_EACCES);
+  TSR_CHECK_NULL(f);
   /* A path missing on one rank only: every rank fails. Only where each rank
    * opens on its own: MPI-IO requires the same name on every rank, and with
    * strategy=serial or aggregate only the readers look at the path. */
@@ -496,6 +539,7 @@ static void one_strategy(const char *strategy) {
 static void serial(void) { one_strategy("serial"); }
 static void direct(void) { one_strategy("direct"); }
 static void aggregate(void) { one_strategy("aggregate"); }
+static void split(void) { one_strategy("split"); }
 
 /* The open and get errors of one backend, on a serial file and a split file
  * of this scenario's own. */
@@ -538,6 +582,7 @@ static const tsr_test_scenario SCENARIOS[] = {
     {"serial", serial, 0},
     {"direct", direct, 0},
     {"aggregate", aggregate, 0},
+    {"split", split, 0},
     {"errors-netcdf", errors_netcdf, 0},
     {"errors-pnetcdf", errors_pnetcdf, 0},
 };
