@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/read_plan.h"
 
 void tsr__decomp_free_extra(tsr_decomp *d) {
   if (d->canon) tsr_decomp_free(&d->canon);
@@ -396,16 +397,8 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   if (m[0]) return m[0];
   char *region = f->pack, *stage = region + rbytes, *recvbuf = stage + sbytes;
   char *packed = d->spans || d->perm ? recvbuf + qbytes : buf;
-  int64_t zero[TSR_MAX_DIMS] = {0};
-  int nreads = tsr__sink_parallel(sk) ? -m[1] : ex->nmybox;
-  for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
-    int r = b < ex->nmybox
-                ? tsr__sink_read(sk, varid, frame, ex->mybox[b].start, ex->mybox[b].count,
-                                 region + ex->mybox_off[b] * (int64_t)es, (tsr__memview){0})
-                : tsr__sink_read(sk, varid, frame, zero, zero, NULL, (tsr__memview){0});
-    if (!rc) rc = r;
-  }
-  int xrc = tsr__runs_run_reverse(f->ctx->comm, ex, f->ctx->rank, region, stage, recvbuf, packed);
+  rc = tsr__read_region(sk, ex, varid, frame, region, tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
+  int xrc = tsr__exchange_run_reverse(f->ctx->comm, ex, &c->tiles, region, stage, recvbuf, packed);
   if (!rc) rc = xrc;
   if (!rc && packed != buf) tsr__decomp_unpack(d, es, packed, buf);
   return rc;

@@ -127,6 +127,21 @@ int tsr__readers_share(tsr_file *f, const tsr__readers *r, int64_t *nrecs) {
   return rc;
 }
 
+int tsr__read_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,
+                     void *region, int nreads) {
+  int64_t zero[TSR_MAX_DIMS] = {0};
+  int rc = 0;
+  for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
+    int e = b < ex->nmybox
+                ? tsr__sink_read(sk, varid, frame, ex->mybox[b].start, ex->mybox[b].count,
+                                 (char *)region + ex->mybox_off[b] * (int64_t)ex->esize,
+                                 (tsr__memview){0})
+                : tsr__sink_read(sk, varid, frame, zero, zero, NULL, (tsr__memview){0});
+    if (!rc) rc = e;
+  }
+  return rc;
+}
+
 typedef struct {
   const tsr_file *f;
   const tsr__readers *r;
@@ -190,17 +205,11 @@ int tsr__readers_get(tsr_file *f, tsr__sink *sk, const tsr__readers *r, int vari
   if (m[0]) return m[0];
   char *region = f->pack, *stage = region + rbytes, *recvbuf = stage + sbytes;
   void *dst = d->canon ? (void *)(recvbuf + qbytes) : buf;
-  int64_t zero[TSR_MAX_DIMS] = {0};
   for (int p = 0; p < plan->nphases; p++) {
     const tsr__exchange *ex = &plan->phases[p];
-    int nreads = !r->mine ? 0 : tsr__sink_parallel(sk) ? -m[1] : ex->nmybox;
-    for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
-      int e = b < ex->nmybox
-                  ? tsr__sink_read(sk, varid, frame, ex->mybox[b].start, ex->mybox[b].count,
-                                   region + ex->mybox_off[b] * (int64_t)es, (tsr__memview){0})
-                  : tsr__sink_read(sk, varid, frame, zero, zero, NULL, (tsr__memview){0});
-      if (!rc) rc = e;
-    }
+    int e = tsr__read_region(sk, ex, varid, frame, region,
+                             !r->mine ? 0 : tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
+    if (!rc) rc = e;
     /* The exchange runs whatever happened: the other ranks are in it. */
     int xrc = tsr__exchange_run_reverse(f->ctx->comm, ex, &c->tiles, region, stage, recvbuf, dst);
     if (!rc) rc = xrc;

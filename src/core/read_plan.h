@@ -50,5 +50,10 @@ int tsr__readers_share(tsr_file *f, const tsr__readers *r, int64_t *nrecs);
 int tsr__readers_get(tsr_file *f, tsr__sink *sk, const tsr__readers *r, int varid, int64_t frame,
                      const tsr_decomp *d, void *buf);
 void tsr__readers_free(tsr__readers *r);
+/* A reader's boxes of one phase of a read plan (ex->mybox) into @p region,
+ * then empty reads up to @p nreads (a collective backend's agreed count).
+ * Every read is made whatever failed before; the first error is returned. */
+int tsr__read_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,
+                     void *region, int nreads);
 
 #endif
