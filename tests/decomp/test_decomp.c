@@ -199,12 +199,8 @@ static int same_bytes(const char *a, const char *b) {
   return same;
 }
 
-/* Read back: whole frames against the expected values (fill where nobody
- * owns), then through the decomposition itself, with read hints @p rh. */
-static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, dvar *t,
-                        dvar *h) {
-  tsr_file *f;
-  TU_OK(tsr_open(ctx, path, rh, &f));
+/* Whole frames against the expected values (fill where nobody owns). */
+static void verify_whole(tsr_file *f, kind k) {
   float *all = malloc(sizeof(float) * NZ * NY * NX);
   int *allh = malloc(sizeof(int) * NY * NX);
   int bad = 0;
@@ -216,6 +212,18 @@ static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, 
   TU_OK(tsr_get(f, 1, 0, NULL, allh));
   for (int64_t g = 0; g < NY * NX; g++) bad += allh[g] != (owned(k, g) ? hval(g) : FILL_H);
   TU_EQ(bad, 0);
+  free(all);
+  free(allh);
+}
+
+/* Read back: whole frames, then through the decomposition itself, with
+ * read hints @p rh. */
+static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, dvar *t,
+                        dvar *h) {
+  tsr_file *f;
+  TU_OK(tsr_open(ctx, path, rh, &f));
+  verify_whole(f, k);
+  int bad = 0;
   float *bt = malloc(sizeof(float) * (size_t)(t->n + 1));
   int *bh = malloc(sizeof(int) * (size_t)(h->n + 1));
   bad = 0;
@@ -229,8 +237,6 @@ static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, 
   for (int64_t i = 0; i < h->n; i++) bad += bh[i] != (h->idx[i] >= 0 ? hval(h->idx[i]) : -5);
   TU_EQ(bad, 0);
   TU_OK(tsr_close(&f));
-  free(all);
-  free(allh);
   free(bt);
   free(bh);
 }
@@ -244,19 +250,8 @@ static void verify_alone(const char *path, kind k) {
   TU_OK(tsr_init(MPI_COMM_SELF, NULL, &ctx, &model));
   tsr_file *f;
   TU_OK(tsr_open(ctx, path, "strategy=split", &f));
-  float *all = malloc(sizeof(float) * NZ * NY * NX);
-  int *allh = malloc(sizeof(int) * NY * NX), bad = 0;
-  for (int64_t fr = 0; fr < 2; fr++) {
-    TU_OK(tsr_get(f, 0, fr, NULL, all));
-    for (int64_t g = 0; g < NZ * NY * NX; g++)
-      bad += all[g] != (owned(k, g % (NY * NX)) ? tval(fr, g) : FILL_T);
-  }
-  TU_OK(tsr_get(f, 1, 0, NULL, allh));
-  for (int64_t g = 0; g < NY * NX; g++) bad += allh[g] != (owned(k, g) ? hval(g) : FILL_H);
-  TU_EQ(bad, 0);
+  verify_whole(f, k);
   TU_OK(tsr_close(&f));
-  free(all);
-  free(allh);
   TU_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
 }
