@@ -67,18 +67,21 @@ static int open_piece(tsr__bfile *bf, int p, tsr__berr *err) {
              path, p, bf->n, r, n);
     rc = TSR_EFORMAT;
   }
-  if (rc && err->message[0] == '\0')
-    snprintf(err->message, sizeof err->message, "cannot open piece '%.200s'", path);
+  if (rc && !strstr(err->message, path)) { /* name the piece, keep the backend's words */
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    snprintf(err->message, sizeof err->message, "strategy=split: piece '%.120s': %.100s", path,
+             why[0] ? why : "cannot open");
+  }
   return rc;
 }
 
 /* The file's name of a piece dimension: split.c names a second extent of
  * dimension D `D_t1`, a third `D_t2`, always next to D itself. */
-static const char *global_dim(const tsr__schema *ps, int d) {
-  static char base[TSR_MAX_NAME];
+static const char *global_dim(const tsr__schema *ps, int d, char base[TSR_MAX_NAME]) {
   const char *name = ps->dims[d].name, *t = strrchr(name, '_');
   if (!t || t[1] != 't' || !t[2] || strspn(t + 2, "0123456789") != strlen(t + 2)) return name;
-  snprintf(base, sizeof base, "%.*s", (int)(t - name), name);
+  snprintf(base, TSR_MAX_NAME, "%.*s", (int)(t - name), name);
   for (int i = 0; i < ps->ndims; i++)
     if (strcmp(ps->dims[i].name, base) == 0) return base;
   return name;
@@ -129,10 +132,11 @@ static int copy_atts(tsr__schema *g, int v, const tsr__att *a, int n, const char
 /* The file's schema from every piece's (rank 0). */
 static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
   order dims = {0}, vars = {0};
+  char nb[TSR_MAX_NAME]; /* a folded twin's name */
   int rc = 0;
   for (int p = 0; p < n && !rc; p++) {
     int at = 0, at2 = 0;
-    for (int d = 0; d < ps[p].ndims && !rc; d++) rc = order_merge(&dims, global_dim(&ps[p], d), &at);
+    for (int d = 0; d < ps[p].ndims && !rc; d++) rc = order_merge(&dims, global_dim(&ps[p], d, nb), &at);
     for (int v = 0; v < ps[p].nvars && !rc; v++) rc = order_merge(&vars, ps[p].vars[v].name, &at2);
   }
   /* Lengths: the global shape of a decomposed user, else the piece's own
@@ -141,7 +145,7 @@ static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
   if (!len) rc = TSR_ENOMEM;
   for (int p = 0; p < n && !rc; p++)
     for (int d = 0; d < ps[p].ndims; d++) {
-      int i = order_find(&dims, global_dim(&ps[p], d));
+      int i = order_find(&dims, global_dim(&ps[p], d, nb));
       if (len[i] == 0 || ps[p].dims[d].len == TSR_UNLIMITED) len[i] = ps[p].dims[d].len;
     }
   for (int p = 0; p < n && !rc; p++)
@@ -150,7 +154,7 @@ static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
       const tsr__att *gs = find_att(pv->atts, pv->natts, "tessera_global_shape");
       int rec = pv->is_record ? 1 : 0;
       for (int i = 0; gs && gs->type == TSR_INT && i < (int)gs->n && rec + i < pv->ndims; i++)
-        len[order_find(&dims, global_dim(&ps[p], pv->dimids[rec + i]))] =
+        len[order_find(&dims, global_dim(&ps[p], pv->dimids[rec + i], nb))] =
             ((const int32_t *)gs->values)[i];
     }
   g->format = ps[0].format;
@@ -164,7 +168,7 @@ static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
     const tsr__var *pv = &ps[p - 1].vars[v];
     int dimids[TSR_MAX_DIMS], id;
     for (int k = 0; k < pv->ndims; k++)
-      dimids[k] = order_find(&dims, global_dim(&ps[p - 1], pv->dimids[k]));
+      dimids[k] = order_find(&dims, global_dim(&ps[p - 1], pv->dimids[k], nb));
     rc = tsr__schema_add_var(g, pv->name, pv->type, pv->ndims, dimids, &id);
     if (!rc)
       rc = copy_atts(g, id, pv->atts, pv->natts, "tessera_global_shape", "tessera_tile_start");

@@ -422,6 +422,7 @@ static void open_errors(tsr_ctx *ctx, const char *backend, const char *read) {
   f = (tsr_file *)&f;
   TSR_CHECK_RC(tsr_open(ctx, path, h, &f), TSR_EACCES);
   TSR_CHECK_NULL(f);
+  TSR_CHECK_EQ_INT(strstr(tsr_last_error(), ".0000") != NULL, 1); /* the message names the piece */
   /* and on a piece given for the base path: '<piece>.0000' is missing too. */
   char piece[600];
   snprintf(piece, sizeof piece, "%s.0000", split_path);
