@@ -10,8 +10,10 @@
  *
  * Usage: test_grib2 <dir> <serial|aggregate|aggregate2|servers|direct>. Exit
  * 77 when the grib2 backend is not built. The file stays as
- * <dir>/grib_<scenario>_np<N>.grb2. servers2: two tasks in the group, of
- * which the root writes the file (tasks hold tiles, not whole levels). */
+ * <dir>/grib_<scenario>_np<N>.grb2. servers: one task in the group;
+ * servers2: two tasks, each writing whole levels (its part of every field,
+ * cut as aggregate cuts it) at offsets the tasks agree on. Both must be
+ * byte for byte the file strategy=serial writes. */
 #include <eccodes.h>
 #include <math.h>
 #include <stdio.h>
@@ -184,11 +186,34 @@ static char *slurp(const char *path, long *len) {
   return buf;
 }
 
+/* @p path holds @p ref's bytes (checked on rank 0), and reads back right. */
+static void same_as(const char *ref, const char *path) {
+  if (tu_rank != 0) return;
+  long n0, n1;
+  char *a = slurp(ref, &n0), *b = slurp(path, &n1);
+  TU_EQ(a != NULL && b != NULL, 1);
+  TU_EQ(n1, n0);
+  long diff = -1;
+  for (long i = 0; a && b && n0 == n1 && i < n0 && diff < 0; i++)
+    if (a[i] != b[i]) diff = i;
+  if (diff >= 0) fprintf(stderr, "%s differs from %s at byte %ld\n", path, ref, diff);
+  TU_EQ(diff, -1);
+  free(a);
+  free(b);
+  verify(path);
+}
+
+/* The serial writer's file, the reference the others must equal. */
+static int serial_ref(tsr_ctx *ctx, MPI_Comm model, const char *dir, const char *sc, int nranks,
+                      char *ref, size_t len) {
+  snprintf(ref, len, "%s/grib_%s_serial_np%d.grb2", dir, sc, nranks);
+  return write_grib(ctx, model, ref, "format=grib2:grib_bits=16:strategy=serial");
+}
+
 /* aggregate2: every writer count gives the serial writer's bytes. */
 static int same_bytes(tsr_ctx *ctx, MPI_Comm model, const char *dir, int nranks) {
   char ref[512], path[512], hints[160];
-  snprintf(ref, sizeof ref, "%s/grib_aggregate2_serial_np%d.grb2", dir, nranks);
-  int rc = write_grib(ctx, model, ref, "format=grib2:grib_bits=16:strategy=serial");
+  int rc = serial_ref(ctx, model, dir, "aggregate2", nranks, ref, sizeof ref);
   if (rc) return rc;
   int counts[2] = {2, nranks};
   for (int c = 0; c < 2; c++) {
@@ -196,19 +221,7 @@ static int same_bytes(tsr_ctx *ctx, MPI_Comm model, const char *dir, int nranks)
     snprintf(hints, sizeof hints, "format=grib2:grib_bits=16:strategy=aggregate:aggregators=%d",
              counts[c]);
     TU_OK(write_grib(ctx, model, path, hints));
-    if (tu_rank != 0) continue;
-    long n0, n1;
-    char *a = slurp(ref, &n0), *b = slurp(path, &n1);
-    TU_EQ(a != NULL && b != NULL, 1);
-    TU_EQ(n1, n0);
-    long diff = -1;
-    for (long i = 0; a && b && n0 == n1 && i < n0 && diff < 0; i++)
-      if (a[i] != b[i]) diff = i;
-    if (diff >= 0) fprintf(stderr, "%s differs from %s at byte %ld\n", path, ref, diff);
-    TU_EQ(diff, -1);
-    free(a);
-    free(b);
-    verify(path);
+    same_as(ref, path);
   }
   return 0;
 }
@@ -238,6 +251,11 @@ int main(int argc, char **argv) {
   if (ctx) {
     if (strcmp(sc, "aggregate2") == 0) rc = same_bytes(ctx, model, argv[1], nranks);
     else rc = write_grib(ctx, model, path, hints);
+    if (!rc && servers) { /* every task's levels at their place: the serial bytes */
+      char ref[512];
+      rc = serial_ref(ctx, model, argv[1], sc, nranks, ref, sizeof ref);
+      if (!rc) same_as(ref, path);
+    }
     if (strcmp(sc, "direct") == 0) { /* the reason names the strategy and the backend */
       TU_RC(rc, TSR_EHINT);
       const char *why = tsr_last_error();
