@@ -34,8 +34,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import formats, overhead
-from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
+from . import overhead
+from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
 from .table import format_rows, format_table
@@ -297,6 +297,7 @@ def format_runs(args, bench: str, out: Path, env: dict, best: dict, console) -> 
     """The best strategy's one history output in each format (step 0 only,
     which keeps the demo's extra time to seconds); verified with --check
     except GRIB2, which the bench cannot read back."""
+    from . import formats  # here: formats takes the demo's case and strategies from this module
     case = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": 0, "output_every": 1,
             "sweeps": args.sweeps}
     runs = []
@@ -380,9 +381,8 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    if env.pop("TESSERA_HINTS", None):
+    env, had_hints = bench_env()
+    if had_hints:
         print("tessera demo: ignoring TESSERA_HINTS so that each run uses its own strategy")
     cores = os.cpu_count() or 1
     print(f"tessera demo: WRF-like case {args.nx} x {args.ny} x {args.nz}, {args.steps} steps, "

@@ -36,7 +36,8 @@ import sys
 import time
 from pathlib import Path
 
-from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
+from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
+from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
 from .textout import make_table, render
 
 #: format name -> hints it adds to a strategy's.
@@ -44,18 +45,10 @@ FORMATS = {
     "cdf2": "format=cdf2",
     "netcdf4": "format=netcdf4",
     "netcdf4-deflate1": "format=netcdf4:deflate=1",
-    "grib2": "format=grib2",
 }
 
-#: strategy -> hints (the demo's: servers take one of the ranks).
-STRATEGIES = {
-    "serial": "strategy=serial",
-    "aggregate": "strategy=aggregate:aggregators=2",
-    "servers": "strategy=servers:io_groups=1:io_tasks=1",
-}
-
-#: The demo's case (python/tessera/demo.py), history only.
-CASE = {"np": 4, "nx": 240, "ny": 240, "nz": 35, "steps": 60, "output_every": 10, "sweeps": 3}
+#: The issue's three strategies, with the demo's hints (servers take a rank).
+STRATEGIES = {s: DEMO_STRATEGIES[s] for s in ("serial", "aggregate", "servers")}
 
 
 def history_bytes(files: Path) -> int:
@@ -184,12 +177,10 @@ def main(argv=None) -> int:
         print("tessera formats: tessera-bench not found; build it with `make build` or pass "
               "--bench PATH", file=sys.stderr)
         return 2
+    env, _ = bench_env()  # every run names its own strategy and format
+    case = {k: getattr(args, k) for k in ("nx", "ny", "nz", "steps", "output_every", "sweeps")}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    env.pop("TESSERA_HINTS", None)
-    case = {k: getattr(args, k) for k in ("nx", "ny", "nz", "steps", "output_every", "sweeps")}
     cores = os.cpu_count() or 1
     # CDF-2 for the size ratio only: serial's files are the reference.
     pairs = [("serial", "cdf2")] + [(s, f) for s in STRATEGIES
