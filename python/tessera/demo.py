@@ -344,6 +344,8 @@ def print_formats(runs: list) -> None:
           f"output each (step 0); MB/s = data put / blocked time")
     print(render(make_table(["format", "blocked s", "MB/s", "file MB", "size / CDF-2", "check"],
                             body, right={"blocked s", "MB/s", "file MB", "size / CDF-2"})))
+    print("GRIB2 holds only the fields that have a GRIB2 parameter (docs/hints.md, format), "
+          "16-bit packed")
     print()
 
 
