@@ -13,6 +13,11 @@ Serial, aggregate and split then run once more staged (`--stage-dir`, into
 next to its in-place run with two different figures, the model's blocked
 time and the time until the files are final (stage_table.py).
 
+Then the fastest strategy (least blocked output time) writes one history
+output in each format models ship: classic CDF-2, NetCDF-4 with deflate=1 and
+GRIB2; a table puts the files' size next to the MB/s (`tessera formats`
+repeats such runs for medians and the compression ratios).
+
 Then each strategy's plain counterpart (`tessera-bench --plain`, the same
 files without Tessera; `tessera overhead` names the pairs) runs once, also
 verified, and a last table prints the ratios Tessera / plain. One run a
@@ -36,12 +41,12 @@ from pathlib import Path
 from rich.console import Console
 
 from . import overhead
-from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
+from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
 from .stage_table import STAGED, format_stage_table
 from .table import format_rows, format_table
-from .textout import step
+from .textout import make_table, render, step
 
 #: strategy -> hints, in the order the table shows them. Servers take one of
 #: the ranks, so every strategy runs on the same number of processes.
@@ -51,6 +56,13 @@ STRATEGIES = {
     "aggregate": "strategy=aggregate:aggregators=2",
     "split": "strategy=split",
     "servers": "strategy=servers:io_groups=1:io_tasks=1",
+}
+
+#: format row -> hints added to the best strategy's (one history output each).
+FORMAT_ROWS = {
+    "classic CDF-2": "format=cdf2",
+    "NetCDF-4 deflate=1": "format=netcdf4:deflate=1",
+    "GRIB2": "format=grib2",
 }
 
 #: The demo case: WRF-like fields, sized to finish in a few minutes on 2 cores.
@@ -80,6 +92,8 @@ def parser() -> argparse.ArgumentParser:
     a("--no-stage", action="store_true", help="skip the staged rows")
     a("--no-plain", action="store_true",
       help="skip the runs without Tessera and the table of ratios")
+    a("--no-formats", action="store_true",
+      help="skip the best strategy's row per format (CDF-2, NetCDF-4 deflate=1, GRIB2)")
     a("--keep", action="store_true", help="keep the history, restart and input files "
                                           "(removed after each verified run to save disk)")
     return p
@@ -348,6 +362,68 @@ def plain_runs(args, bench: str, out: Path, env: dict, records: list, console) -
     return runs
 
 
+def best_strategy(records: list) -> dict | None:
+    """The run with the least blocked output time, or None."""
+    ok = [r for r in records if r["demo_status"] == "ok" and r.get("output_blocked_s")]
+    return min(ok, key=lambda r: r["output_blocked_s"]) if ok else None
+
+
+def format_runs(args, bench: str, out: Path, env: dict, best: dict, console) -> list:
+    """The best strategy's one history output in each format (step 0 only,
+    which keeps the demo's extra time to seconds); verified with --check
+    except GRIB2, which the bench cannot read back."""
+    from . import formats  # here: formats takes the demo's case and strategies from this module
+    case = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": 0, "output_every": 1,
+            "sweeps": args.sweeps}
+    runs = []
+    for i, (label, hints) in enumerate(FORMAT_ROWS.items(), 1):
+        name = "format-" + hints.split("=", 1)[1].split(":")[0]
+
+        def one(label=label, hints=hints, name=name):
+            t0 = time.monotonic()
+            rec = formats.run_format(args.mpiexec, args.np, bench, case,
+                                     f"{STRATEGIES[best['strategy']]}:{hints}", out, name, env,
+                                     args.timeout, keep=args.keep)
+            rec.update(format=label, strategy=best["strategy"])
+            if rec["demo_status"] == "ok":
+                msg = (f"done in {time.monotonic() - t0:.1f} s: output blocked "
+                       f"{rec['output_blocked_s']:.3f} s, {rec['file_bytes'] / 1e6:.1f} MB"
+                       + (", verified" if rec.get("check") == "passed" else ""))
+            elif rec["demo_status"] == "not built":
+                msg = "skipped: not built into this library"
+            else:
+                msg = f"FAILED: {rec['demo_message']}"
+            return rec, msg
+        runs.append(step(console, f"[format {i}/{len(FORMAT_ROWS)}] {label:<18} "
+                                  f"{best['strategy']} on {args.np} processes ...", one))
+    return runs
+
+
+def print_formats(runs: list) -> None:
+    """One row per format: blocked time, MB/s and the files' size."""
+    ok = [r for r in runs if r["demo_status"] == "ok"]
+    if not ok:
+        return
+    classic = next((r["file_bytes"] for r in ok if r["format"] == "classic CDF-2"), None)
+    body = []
+    for r in runs:
+        if r["demo_status"] != "ok":
+            body.append([r["format"], "-", "-", "-", "-", r["demo_status"]])
+            continue
+        size = r["file_bytes"]
+        body.append([r["format"], f"{r['output_blocked_s']:.3f}",
+                     f"{r['effective_bw'] / 1e6:.1f}", f"{size / 1e6:.1f}",
+                     f"{size / classic:.2f}" if classic else "-",
+                     "verified" if r.get("check") == "passed" else "written (not read back)"])
+    print(f"Formats: {ok[0]['strategy']} (least blocked output time above), one history "
+          f"output each (step 0); MB/s = data put / blocked time")
+    print(render(make_table(["format", "blocked s", "MB/s", "file MB", "size / CDF-2", "check"],
+                            body, right={"blocked s", "MB/s", "file MB", "size / CDF-2"})))
+    print("GRIB2 holds only the fields that have a GRIB2 parameter (docs/hints.md, format), "
+          "16-bit packed")
+    print()
+
+
 def print_ratios(args, records: list, plain: list) -> None:
     """Tessera / plain per strategy, in overhead's table (one run a side)."""
     by_side = {}
@@ -382,9 +458,8 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    if env.pop("TESSERA_HINTS", None):
+    env, had_hints = bench_env()
+    if had_hints:
         print("tessera demo: ignoring TESSERA_HINTS so that each run uses its own strategy")
     cores = os.cpu_count() or 1
     print(f"tessera demo: WRF-like case {args.nx} x {args.ny} x {args.nz}, {args.steps} steps, "
@@ -414,15 +489,17 @@ def main(argv=None) -> int:
         records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
                                      f"--check on {args.np} processes ...", one))
     staged = staged_runs(args, bench, out, env, records, input_file, console)
+    best = None if args.no_formats else best_strategy(records)
+    fmt_runs = format_runs(args, bench, out, env, best, console) if best else []
     plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console)
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
-    results.write_text(json.dumps({"runs": records, "staged_runs": staged, "plain_runs": plain},
-                                  indent=2) + "\n",
-                       encoding="utf-8")
+    results.write_text(json.dumps({"runs": records, "staged_runs": staged,
+                                   "format_runs": fmt_runs, "plain_runs": plain},
+                                  indent=2) + "\n", encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]
-    failed = [r for r in records + staged + plain if r["demo_status"] == "failed"]
+    failed = [r for r in records + staged + fmt_runs + plain if r["demo_status"] == "failed"]
     print()
     case = case_text(records)
     if case:
@@ -444,6 +521,7 @@ def main(argv=None) -> int:
             print(f"chart: {png}")
         except (ResultsError, ImportError, OSError) as e:
             print(f"tessera demo: no chart ({e})", file=sys.stderr)
+    print_formats(fmt_runs)
     if plain:
         print_ratios(args, records, plain)
     print(f"results: {results} (logs: {out}/<strategy>.log)")
@@ -451,6 +529,7 @@ def main(argv=None) -> int:
         print(f"tessera demo: {len(failed)} run(s) failed" if failed else
               "tessera demo: no strategy ran", file=sys.stderr)
         return 1
-    verified = len(ran) + sum(r["demo_status"] == "ok" for r in staged + plain)
+    verified = len(ran) + sum(r["demo_status"] == "ok" for r in staged + plain) + sum(
+        r.get("check") == "passed" for r in fmt_runs)
     print(f"all {verified} runs verified: every value of every file matched")
     return 0

@@ -56,7 +56,7 @@ static int pack_open(tsr_file *f, const tsr__srv_cfile *cf, int64_t *off, int64_
   if (!rc && *off < 0) rc = TSR_ENOMEM;
   if (!rc) {
     char *p = cl->ring.buf + *off;
-    tsr__wire_hdr h = {.op = TSR__WIRE_OPEN, .file = cf->id, .parallel = cf->parallel,
+    tsr__wire_hdr h = {.op = TSR__WIRE_OPEN, .file = cf->id, .parallel = cf->levels ? 2 : cf->parallel,
                        .len_path = lpath, .len_schema = (int64_t)plen};
     snprintf(h.backend, sizeof h.backend, "%s", f->backend->name);
     memcpy(p, &h, sizeof h);
@@ -78,11 +78,15 @@ static int v_enddef(tsr_file *f) {
   cf->id = cl->next_file++;
   cf->group = tsr__srv_pick_group(cl, f->path, &f->hints, f->ctx->comm, &cf->stream);
   if (cf->group < 0) return TSR_EMPI;
-  /* A task's clients' tiles are no whole levels: a whole_levels backend
-   * (GRIB2) is written by the group root alone. */
-  cf->parallel = f->backend->parallel && !f->backend->whole_levels;
+  /* A task's clients' tiles are no whole levels: with a whole_levels backend
+   * (GRIB2) every client sends each task the part of its tile that falls in
+   * the task's whole levels (server_slabs.h), and the tasks append their
+   * messages at agreed offsets, as aggregate's writers do. */
+  cf->parallel = f->backend->parallel;
+  cf->levels = f->backend->parallel && f->backend->whole_levels;
   my_server(cl, cf->group, cf->parallel, &cf->server, &cf->first);
-  if (!cf->parallel) rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars);
+  if (!cf->parallel || cf->levels)
+    rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars, cf->levels ? cl->L.T : 0);
   if (!rc && cl->m == 0)
     rc = tsr__srv_track_open(cl, cf->id, cf->group, cf->parallel ? cl->L.T : 1, stats_on(),
                              f->path);

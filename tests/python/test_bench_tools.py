@@ -163,7 +163,21 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert rows[3] == ["aggregate", "staged", "0.900", "0.600", "0.300", "0.75"]
     assert rows[4] == ["split", "in", "place", "0.700", "0.600", "0.100"]
     assert "final after: from the end of the last step until" in text
-    assert "all 10 runs verified" in text
+    # The fastest strategy (split, in the stand-in) writes one history output per
+    # format; the stand-in's files hold 4, 1.2 and 2 bytes per value.
+    assert "[format 1/3] classic CDF-2      split on 4 processes ... done" in text
+    assert re.search(r"^classic CDF-2\s+0\.700\s+\S+\s+0\.0\s+1\.00\s+verified$", text, re.M), text
+    assert re.search(r"^NetCDF-4 deflate=1\s+1\.050\s+\S+\s+0\.0\s+0\.30\s+verified$", text, re.M)
+    assert re.search(r"^GRIB2\s+1\.400\s+\S+\s+0\.0\s+0\.50\s+written \(not read back\)$",
+                     text, re.M)
+    fmts = json.loads((out / "results.json").read_text())["format_runs"]
+    assert [(r["format"], r["file_bytes"]) for r in fmts] == [
+        ("classic CDF-2", 6400), ("NetCDF-4 deflate=1", 1920), ("GRIB2", 3200)]
+    assert "--check" not in (out / "format-grib2.log").read_text()  # NetCDF cannot read it
+    assert "format=netcdf4:deflate=1 --out" in (out / "format-netcdf4.log").read_text()
+    assert not (out / "format-cdf2-files").exists()
+    # 4 strategies, 3 staged, 3 plain runs, 2 formats read back (GRIB2 is not).
+    assert "all 12 runs verified" in text
 
 
 def test_demo_skips_staged_rows_without_the_tier(tmp_path, capsys):
@@ -175,6 +189,17 @@ def test_demo_skips_staged_rows_without_the_tier(tmp_path, capsys):
     assert f"tessera demo: no staged rows: {tmp_path / 'none'} does not exist" in text
     assert "[staged" not in text and "Staged into" not in text
     assert json.loads((tmp_path / "results.json").read_text())["staged_runs"] == []
+
+
+def test_demo_without_format_rows(tmp_path, capsys):
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
+                    "serial", "--no-plain", "--no-formats", "--no-stage"])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "[format" not in text and "Formats:" not in text
+    assert json.loads((tmp_path / "results.json").read_text())["format_runs"] == []
+    assert "all 1 runs verified" in text
 
 
 def test_demo_prints_the_studies_three_rows(tmp_path, capsys, monkeypatch):
