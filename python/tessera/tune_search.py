@@ -16,6 +16,10 @@
    of its ratio to the default lies wholly above 1.0 (tune_stats), otherwise
    the verdict is that no configuration is measurably better than the default.
 
+With --model (tune_model.ModelOrder) the strategy pass runs the strategies in
+order of predicted cost, each from its predicted-best knobs, and the coordinate
+search measures its queued moves predicted best first.
+
 Everything here is deterministic given the figures the runs return; that is
 what lets --resume replay a saved session (tune_session).
 """
