@@ -8,6 +8,11 @@ and writes a restart file halfway and at the end; a second, short run resumes
 from the halfway one. The second table has the WRF I/O studies' three rows,
 Input, Output and Restart (written / read back), time per strategy.
 
+Serial, aggregate and split then run once more staged (`--stage-dir`, into
+/dev/shm by default, final files on disk; no resumed run): a table puts each
+next to its in-place run with two different figures, the model's blocked
+time and the time until the files are final (stage_table.py).
+
 Then each strategy's plain counterpart (`tessera-bench --plain`, the same
 files without Tessera; `tessera overhead` names the pairs) runs once, also
 verified, and a last table prints the ratios Tessera / plain. One run a
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +39,7 @@ from . import overhead
 from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
+from .stage_table import STAGED, format_stage_table
 from .table import format_rows, format_table
 from .textout import step
 
@@ -68,6 +75,9 @@ def parser() -> argparse.ArgumentParser:
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    a("--stage-dir", default="/dev/shm/tessera-demo-stage",
+      help="fast tier for the staged rows (/dev/shm/tessera-demo-stage; made, removed after)")
+    a("--no-stage", action="store_true", help="skip the staged rows")
     a("--no-plain", action="store_true",
       help="skip the runs without Tessera and the table of ratios")
     a("--keep", action="store_true", help="keep the history, restart and input files "
@@ -93,11 +103,14 @@ def restart_every(args) -> int:
     return max(1, args.steps // 2)
 
 
-def bench_args(args, name: str, out: Path, input_file: Path | None = None) -> list[str]:
+def bench_args(args, name: str, out: Path, input_file: Path | None = None,
+               label: str | None = None) -> list[str]:
+    """`label` names the run's files, log and metrics (default: the strategy)."""
+    label = label or name
     argv = case_args(args) + [
         "--steps", str(args.steps), "--output-every", str(args.output_every),
         "--restart-every", str(restart_every(args)), "--hints", STRATEGIES[name], "--check",
-        "--out", str(out / f"{name}-files"), "--json", str(out / f"{name}.json")]
+        "--out", str(out / f"{label}-files"), "--json", str(out / f"{label}.json")]
     if input_file:
         argv += ["--input", str(input_file)]
     return argv
@@ -213,6 +226,68 @@ def run_one(args, name: str, bench: str, out: Path, env: dict,
     if st == "ok":
         rec["demo_elapsed_s"] = round(elapsed, 3)
     return rec
+
+
+def run_staged(args, name: str, bench: str, out: Path, env: dict, input_file: Path) -> dict:
+    """The strategy's run again with its files staged in args.stage_dir (the
+    bench makes it and leaves it empty), verified at the final paths."""
+    label = f"{name}-staged"
+    files, log = out / f"{label}-files", out / f"{label}.log"
+    for stale in (out / f"{label}.json", log):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(files, ignore_errors=True)
+    argv = bench_args(args, name, out, input_file, label) + ["--stage-dir", args.stage_dir]
+    rc, stdout, stderr, elapsed = launch(args, bench, argv, env, log)
+    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{label}.json")
+    rec = dict(metrics, strategy=name, stage_dir=args.stage_dir, demo_status=st,
+               demo_message=msg)
+    if not args.keep:
+        shutil.rmtree(files, ignore_errors=True)
+    if st == "ok":
+        rec["demo_elapsed_s"] = round(elapsed, 3)
+    return rec
+
+
+def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_file: Path,
+                console) -> list:
+    """The staged run of every strategy in STAGED that ran in place."""
+    names = [r["strategy"] for r in records
+             if r["strategy"] in STAGED and r["demo_status"] == "ok"]
+    if args.no_stage or not names:
+        return []
+    parent = os.path.dirname(os.path.abspath(args.stage_dir))
+    if not os.path.isdir(parent):  # e.g. no /dev/shm: not a failure of the library
+        print(f"tessera demo: no staged rows: {parent} does not exist (--stage-dir DIR)")
+        return []
+    runs = []
+    for i, name in enumerate(names, 1):
+        def one(name=name):
+            t0 = time.monotonic()
+            rec = run_staged(args, name, bench, out, env, input_file)
+            if rec["demo_status"] == "ok":
+                return rec, (f"done in {time.monotonic() - t0:.1f} s: output blocked "
+                             f"{rec['output_blocked_s']:.3f} s, files final "
+                             f"{rec['drain_s']:.3f} s after the last step, verified")
+            return rec, progress(rec, time.monotonic() - t0)
+        runs.append(step(console, f"[staged {i}/{len(names)}] {name:<9} running tessera-bench "
+                                  f"--check --stage-dir {args.stage_dir} ...", one))
+    clear_stage(args.stage_dir)
+    return runs
+
+
+def clear_stage(stage_dir: str) -> None:
+    """Remove the stage once the staged runs are done: the stage-in copies of
+    wrfinput_d01 and the restart file (`<base>.<16 hex>.in`, made again from
+    their sources when needed), then the directory if that emptied it. Staged
+    output a failed run left (with its marker) stays for `tessera stage
+    recover`."""
+    try:
+        for name in os.listdir(stage_dir):
+            if re.search(r"\.[0-9a-f]{16}\.in$", name):
+                os.unlink(os.path.join(stage_dir, name))
+        os.rmdir(stage_dir)
+    except OSError:
+        pass
 
 
 def plain_args(args, method: str, out: Path) -> list[str]:
@@ -338,14 +413,16 @@ def main(argv=None) -> int:
             return rec, progress(rec, time.monotonic() - t0)
         records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
                                      f"--check on {args.np} processes ...", one))
+    staged = staged_runs(args, bench, out, env, records, input_file, console)
     plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console)
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
-    results.write_text(json.dumps({"runs": records, "plain_runs": plain}, indent=2) + "\n",
+    results.write_text(json.dumps({"runs": records, "staged_runs": staged, "plain_runs": plain},
+                                  indent=2) + "\n",
                        encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]
-    failed = [r for r in records + plain if r["demo_status"] == "failed"]
+    failed = [r for r in records + staged + plain if r["demo_status"] == "failed"]
     print()
     case = case_text(records)
     if case:
@@ -356,6 +433,10 @@ def main(argv=None) -> int:
         print(f"Input, output and restart, the WRF I/O studies' rows: runs from wrfinput_d01, "
               f"restart files every {restart_every(args)} steps")
         print(format_rows(records, legend=True))
+        print()
+    stage_text = format_stage_table(records, staged, args.stage_dir)
+    if stage_text:
+        print(stage_text)
         print()
     if ran:
         try:
@@ -370,6 +451,6 @@ def main(argv=None) -> int:
         print(f"tessera demo: {len(failed)} run(s) failed" if failed else
               "tessera demo: no strategy ran", file=sys.stderr)
         return 1
-    verified = len(ran) + sum(r["demo_status"] == "ok" for r in plain)
+    verified = len(ran) + sum(r["demo_status"] == "ok" for r in staged + plain)
     print(f"all {verified} runs verified: every value of every file matched")
     return 0

@@ -81,6 +81,10 @@ typedef struct {
   int32_t outputs, pad_;
   double span_s, life_s;
   tsr__berr berr;
+  /* FINAL: the server's drains of staged files (stage_dir), for the
+   * model's `TESSERA stage:` statistics. */
+  int64_t drain_files, drain_bytes, drain_failed;
+  double drain_busy_s, drain_wait_s;
   tsr__wire_fstats fs; /* notes only */
 } tsr__wire_reply;
 

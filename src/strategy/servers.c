@@ -14,6 +14,7 @@
 #include "server/server_client.h"
 #include "server/servers.h"
 #include "strategy/strategy.h"
+#include "tier/drain.h"
 
 /* The model rank's task in every group, and whether it is its first client. */
 static void my_server(const tsr__srv_client *cl, int g, int parallel, int *server, int *first) {
@@ -299,6 +300,12 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
     tsr__wire_reply r;
     rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
     if (!rc) tsr__srv_sizing_add(cl, g, &r);
+    /* Each server acknowledges one first client: counted once. */
+    if (!rc)
+      tsr__drain_add_remote(&(tsr__drain_totals){.files = r.drain_files, .bytes = r.drain_bytes,
+                                                 .failed = r.drain_failed,
+                                                 .busy_s = r.drain_busy_s,
+                                                 .wait_s = r.drain_wait_s});
   }
   tsr__berr berr = {0, ""};
   if (cl->m == 0 && !rc) {
