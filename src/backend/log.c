@@ -112,7 +112,8 @@ static int read_schema(const char *dir, char target[TSR__NAME_MAX], tsr__hints *
     rc = TSR_ENOMEM;
     goto done;
   }
-  if (read_all_at(fd, h, sizeof *h, off) || read_all_at(fd, packed, sizes[1], off + (int64_t)sizeof *h)) {
+  if (read_all_at(fd, h, sizeof *h, off) ||
+      read_all_at(fd, packed, sizes[1], off + (int64_t)sizeof *h)) {
     rc = os_fail(err, errno, "cannot read", path);
     goto done;
   }
@@ -235,8 +236,10 @@ static int log_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64
     tsr__block_pack(packed, buf, v->esize, v->nd, count, mem);
     data = packed;
   }
-  if (tsr__write_full(bf->fd_log, data, (size_t)e.bytes) != 0) rc = os_fail(err, errno, "cannot append to", bf->dir);
-  else if (tsr__write_full(bf->fd_idx, &e, sizeof e) != 0) rc = os_fail(err, errno, "cannot index", bf->dir);
+  if (tsr__write_full(bf->fd_log, data, (size_t)e.bytes) != 0)
+    rc = os_fail(err, errno, "cannot append to", bf->dir);
+  else if (tsr__write_full(bf->fd_idx, &e, sizeof e) != 0)
+    rc = os_fail(err, errno, "cannot index", bf->dir);
   else bf->off += e.bytes;
   free(packed);
   return rc;
@@ -250,7 +253,8 @@ static int log_flush(tsr__bfile *bf, tsr__berr *err) {
 static int log_close(tsr__bfile *bf, tsr__berr *err) {
   int rc = 0;
   if (bf->fd_log >= 0 && close(bf->fd_log) != 0) rc = os_fail(err, errno, "cannot close", bf->dir);
-  if (bf->fd_idx >= 0 && close(bf->fd_idx) != 0 && !rc) rc = os_fail(err, errno, "cannot close", bf->dir);
+  if (bf->fd_idx >= 0 && close(bf->fd_idx) != 0 && !rc)
+    rc = os_fail(err, errno, "cannot close", bf->dir);
   bf->fd_log = bf->fd_idx = -1;
   free_file(bf);
   return rc;
@@ -292,9 +296,10 @@ static int load_index(tsr__bfile *bf, tsr__berr *err) {
     int n = rc ? 0 : (int)(sb.st_size / (off_t)sizeof(tsr__log_entry));
     int *fds = rc ? NULL : realloc(bf->fds, (size_t)(bf->nlogs + 1) * sizeof *fds);
     if (fds) bf->fds = fds, bf->fds[bf->nlogs++] = fl, fl = -1;
-    tsr__log_entry *ents = fds ? realloc(bf->ents, (size_t)(bf->nents + n + 1) * sizeof *ents) : NULL;
+    size_t room = (size_t)(bf->nents + n + 1);
+    tsr__log_entry *ents = fds ? realloc(bf->ents, room * sizeof *ents) : NULL;
     if (ents) bf->ents = ents;
-    int *el = ents ? realloc(bf->ent_log, (size_t)(bf->nents + n + 1) * sizeof *el) : NULL;
+    int *el = ents ? realloc(bf->ent_log, room * sizeof *el) : NULL;
     if (el) bf->ent_log = el;
     if (!rc && !el) rc = TSR_ENOMEM;
     if (!rc && n > 0 && read_all_at(fi, bf->ents + bf->nents, (size_t)n * sizeof *ents, 0))

@@ -23,8 +23,10 @@ static int replay(tsr__bfile *log, const tsr__backend_ops *ops, const tsr__schem
   for (int k = 0; !rc && k < tsr__log_count(log); k++) {
     const tsr__log_entry *e = tsr__log_entry_at(log, k);
     rc = tsr__log_entry_data(log, k, buf, err);
-    if (!rc) rc = ops->write_block(bf, e->varid, e->frame, e->start, e->count, buf, (tsr__memview){0}, err);
-    if (!rc && ops->pending_bytes && ops->pending_bytes(bf) > h->buffer_bytes) rc = ops->flush(bf, err);
+    if (!rc)
+      rc = ops->write_block(bf, e->varid, e->frame, e->start, e->count, buf, (tsr__memview){0}, err);
+    if (!rc && ops->pending_bytes && ops->pending_bytes(bf) > h->buffer_bytes)
+      rc = ops->flush(bf, err);
   }
   if (bf && rc) ops->abort(bf, tmp);
   else if (bf) rc = ops->close(bf, err);
@@ -56,7 +58,8 @@ static int verify(tsr__bfile *log, const tsr__backend_ops *ops, const tsr__schem
   for (int k = 0; !rc && k < tsr__log_count(log); k++) {
     const tsr__log_entry *e = tsr__log_entry_at(log, k);
     rc = tsr__log_entry_data(log, k, buf, err);
-    if (!rc) rc = ops->read_block(bf, e->varid, e->frame, e->start, e->count, back, (tsr__memview){0}, err);
+    if (!rc)
+      rc = ops->read_block(bf, e->varid, e->frame, e->start, e->count, back, (tsr__memview){0}, err);
     if (!rc && !quantized(s, h, e->varid) && memcmp(buf, back, (size_t)e->bytes) != 0) {
       snprintf(err->message, sizeof err->message,
                "convert: block %d of variable %.64s (frame %lld) reads back different", k,
@@ -111,7 +114,9 @@ int tsr__log_convert(const char *dir, const char *final, char *msg, size_t msgle
   } else if (tmp) {
     unlink(tmp); /* a failed conversion never stays; the log always does */
   }
-  if (rc) snprintf(msg, msglen, "convert: %s -> %s: %s", dir, final, err.message[0] ? err.message : tsr_strerror(rc));
+  if (rc)
+    snprintf(msg, msglen, "convert: %s -> %s: %s", dir, final,
+             err.message[0] ? err.message : tsr_strerror(rc));
   tsr__backend_log.close(log, &err);
   tsr__schema_free(&s);
   free(buf);

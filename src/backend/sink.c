@@ -74,8 +74,9 @@ int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__s
     s->ops = &tsr__backend_log;
   }
   double t0 = MPI_Wtime();
-  rc = s->target ? tsr__log_create(comm, s->tmp_path, schema, s->hints, s->target->name, &s->bf, s->berr)
-                 : s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
+  rc = s->target
+           ? tsr__log_create(comm, s->tmp_path, schema, s->hints, s->target->name, &s->bf, s->berr)
+           : s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
   s->st->writer_s += MPI_Wtime() - t0;
   s->st->is_writer = 1;
   return rc;
@@ -91,7 +92,9 @@ int tsr__sink_open(tsr__sink *s, MPI_Comm comm, const char *path, tsr__schema *s
 int tsr__sink_is_open(const tsr__sink *s) { return s && s->bf != NULL; }
 
 /* A log writer behaves as the backend it stands for, so strategies decide alike. */
-static const tsr__backend_ops *behaves(const tsr__sink *s) { return s->target ? s->target : s->ops; }
+static const tsr__backend_ops *behaves(const tsr__sink *s) {
+  return s->target ? s->target : s->ops;
+}
 
 int tsr__sink_parallel(const tsr__sink *s) { return behaves(s)->parallel; }
 

@@ -60,7 +60,8 @@ static char **child_env(void) {
   char **env = malloc((n + 1) * sizeof *env);
   if (!env) return NULL;
   size_t k = 0;
-  static const char *const drop[] = {"OMPI_", "PMIX_", "PMI_", "OPAL_", "ORTE_", "PRTE_", "MPICH_", "HYDRA_", "I_MPI_"};
+  static const char *const drop[] = {"OMPI_",  "PMIX_",  "PMI_",   "OPAL_", "ORTE_",
+                                     "PRTE_",  "MPICH_", "HYDRA_", "I_MPI_"};
   for (size_t i = 0; i < n; i++) {
     int keep = 1;
     for (size_t d = 0; d < sizeof drop / sizeof drop[0]; d++)
@@ -128,6 +129,7 @@ int tsr__drain_convert(const char *log, const char *final, char *msg, size_t msg
   int code = WIFEXITED(st) ? -WEXITSTATUS(st) : TSR_EIO;
   if (code < TSR_ELAST || code >= 0) code = TSR_EIO;
   snprintf(msg, msglen, "%s", text[0] ? text : "drain: the converter failed");
-  if (WIFSIGNALED(st)) snprintf(msg, msglen, "drain: %s killed by signal %d converting %s", prog, WTERMSIG(st), log);
+  if (WIFSIGNALED(st))
+    snprintf(msg, msglen, "drain: %s killed by signal %d converting %s", prog, WTERMSIG(st), log);
   return code;
 }

@@ -122,7 +122,8 @@ static int write_marker(const char *staged, const char *final, int64_t size, int
   snprintf(path, sizeof path, "%s%s", staged, TSR__DEST_SUFFIX);
   int n = snprintf(text, sizeof text, "%s\n%lld\n", final, (long long)size);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text || tsr__write_full(fd, text, (size_t)n) != 0;
+  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text ||
+            tsr__write_full(fd, text, (size_t)n) != 0;
   int e = errno;
   if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
   if (!bad) return 0;

@@ -430,7 +430,8 @@ static int log_read(tsr_ctx **ctx, const char *dir) {
   MPI_Barrier(MPI_COMM_WORLD);
   const int64_t ny = 96;
   CHECK_RC(write_file(*ctx, ref, "strategy=serial", ny, 3), 0);
-  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
+  snprintf(hints, sizeof hints,
+           "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
   CHECK_RC(write_file(*ctx, path, hints, ny, 3), 0);
   char dest[1024] = "", staged[1200] = "";
   long long size = -1;
