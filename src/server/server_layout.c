@@ -84,7 +84,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     /* Concentrators: a layer over the transport (collective too). */
     if (h->concentrators && tp.ops) {
       r = tsr__transport_concentrate(&tp, h->concentrators, h->buffer_bytes,
-                                     h->server_buffer_bytes / 4);
+                                     h->server_buffer_bytes, server ? index : -1);
       if (!rc) rc = r;
     }
   }
