@@ -57,14 +57,17 @@ typedef struct {
   int64_t len, pad_;
 } envelope;
 
+_Static_assert(sizeof(envelope) + 16 == TSR__CONC_FRAME, "the model side's room for framing");
+
 typedef struct {
   char *p;
   int64_t len, cap;
 } bytes;
 
-/* A bundle sent by the inner transport, held until the send completed. */
+/* A bundle sent by the inner transport, held until both sends completed:
+ * its index (which lies after it in buf: one exposure for the two), then it. */
 typedef struct {
-  tsr__tp_req req;
+  tsr__tp_req ireq, req;
   char *buf;
   int64_t len;
 } flight;
@@ -95,6 +98,7 @@ typedef struct {
   bytes stage;      /* this rank's messages since the last commit */
   int64_t stage_dest, stage_count; /* their one destination (-1: several), how many */
   int64_t stage_order;             /* their largest order key */
+  int last_order, nops;            /* the last key handed over; ops seen since the commit */
   bytes gathered;   /* concentrator: the members' staging areas */
   int64_t *lens;    /* concentrator: each member's staging bytes, destination, count, key */
   flight *fl;       /* concentrator: bundles in flight, oldest first */
@@ -138,11 +142,16 @@ static int stage_msg(const tsr__transport *tp, const void *buf, int64_t len, int
   if (len > INT_MAX) return TSR_ETOOBIG;
   int64_t at = st->stage.len, n = (int64_t)sizeof(envelope) + tsr__wire_align(len);
   if (grow(&st->stage, at + n)) return TSR_ENOMEM;
-  if (at == 0) st->stage_dest = dest, st->stage_count = 0, st->stage_order = 0;
+  if (at == 0) st->stage_dest = dest, st->stage_count = 0, st->stage_order = 0, st->nops = 0;
   else if (st->stage_dest != dest) st->stage_dest = -1;
   st->stage_count++;
-  if (tp->order > st->stage_order) st->stage_order = tp->order;
-  envelope e = {.src = st->me, .tag = tag, .dest = dest, .order = tp->order, .len = len};
+  /* A key that goes down starts the next op of the same commit: its
+   * messages sort after the op before (keys of an op stay below 2^20). */
+  if (at > 0 && tp->order < st->last_order) st->nops++;
+  st->last_order = tp->order;
+  int32_t key = st->nops * (1 << 20) + tp->order;
+  if (key > st->stage_order) st->stage_order = key;
+  envelope e = {.src = st->me, .tag = tag, .dest = dest, .order = key, .len = len};
   memcpy(st->stage.p + at, &e, sizeof e);
   if (len) memcpy(st->stage.p + at + sizeof e, buf, (size_t)len);
   st->stage.len = at + n;
@@ -178,8 +187,9 @@ static int conc_complete(const tsr__transport *tp, tsr__tp_req *req, int wait, i
 static int land_oldest(conc_state *st, int wait, int *rc) {
   if (st->nfl == 0) return 0;
   flight *f = &st->fl[0];
-  int done = 0;
-  if (st->inner.ops->complete(&st->inner, &f->req, wait, &done)) {
+  int done = 0, idone = 0;
+  if (st->inner.ops->complete(&st->inner, &f->ireq, wait, &idone) ||
+      (idone && st->inner.ops->complete(&st->inner, &f->req, wait, &done))) {
     *rc = TSR_EMPI;
     done = 1;
   }
@@ -191,8 +201,9 @@ static int land_oldest(conc_state *st, int wait, int *rc) {
   return 1;
 }
 
-/* Send bundle @p buf of @p len bytes to @p dest (ownership passes). */
-static int launch(conc_state *st, char *buf, int64_t len, int dest) {
+/* Send bundle @p buf of @p len bytes to @p dest, its index of @p ilen
+ * bytes (at buf + len) first (ownership passes). */
+static int launch(conc_state *st, char *buf, int64_t len, int64_t ilen, int dest) {
   int rc = 0;
   if (st->nfl == st->capfl) {
     int ncap = st->capfl ? 2 * st->capfl : 16;
@@ -202,10 +213,13 @@ static int launch(conc_state *st, char *buf, int64_t len, int dest) {
   }
   int exposed = 0;
   if (!rc && st->inner.ops->expose) { /* rma: the server fetches the bundle */
-    rc = st->inner.ops->expose(&st->inner, buf, len);
+    rc = st->inner.ops->expose(&st->inner, buf, len + ilen);
     exposed = !rc;
   }
-  flight fl = {.buf = buf, .len = len};
+  flight fl = {.buf = buf, .len = len + ilen};
+  fl.ireq = fl.req = (tsr__tp_req){.req = MPI_REQUEST_NULL};
+  if (!rc)
+    rc = st->inner.ops->isend(&st->inner, buf + len, ilen, dest, TSR__WIRE_TAG_BUNDLE, &fl.ireq);
   if (!rc) rc = st->inner.ops->isend(&st->inner, buf, len, dest, TSR__WIRE_TAG_BUNDLE, &fl.req);
   if (rc) {
     if (exposed) st->inner.ops->unexpose(&st->inner, buf);
@@ -213,7 +227,7 @@ static int launch(conc_state *st, char *buf, int64_t len, int dest) {
     return rc;
   }
   st->fl[st->nfl++] = fl;
-  st->inflight += len;
+  st->inflight += fl.len;
   return 0;
 }
 
@@ -225,17 +239,22 @@ static const envelope *next_env(const bytes *seg, int64_t *at) {
   return e;
 }
 
-/* The index of bundle @p b (count messages): the count, then per message
- * its envelope and prefix (prefix_of), each aligned. NULL without memory. */
-static char *index_of(const char *b, int64_t count, int64_t *ilen) {
+/* Append the index of bundle *pb (count messages, blen bytes) to it: the
+ * count, then per message its envelope and prefix (prefix_of), aligned.
+ * Returns the index's size, 0 without memory. */
+static int64_t add_index(char **pb, int64_t blen, int64_t count) {
   int64_t n = 16, at = 16;
   envelope e;
   for (int64_t k = 0; k < count; k++, at += (int64_t)sizeof e + tsr__wire_align(e.len)) {
-    memcpy(&e, b + at, sizeof e);
+    memcpy(&e, *pb + at, sizeof e);
     n += (int64_t)sizeof e + tsr__wire_align(prefix_of(&e));
   }
-  char *x = calloc(1, (size_t)n);
-  if (!x) return NULL;
+  char *nb = realloc(*pb, (size_t)(blen + n));
+  if (!nb) return 0;
+  *pb = nb;
+  const char *b = nb;
+  char *x = nb + blen;
+  memset(x, 0, (size_t)n);
   memcpy(x, &count, sizeof count);
   int64_t o = 16;
   at = 16;
@@ -245,8 +264,7 @@ static char *index_of(const char *b, int64_t count, int64_t *ilen) {
     memcpy(x + o + sizeof e, b + at + sizeof e, (size_t)prefix_of(&e));
     o += (int64_t)sizeof e + tsr__wire_align(prefix_of(&e));
   }
-  *ilen = n;
-  return x;
+  return n;
 }
 
 /* Send a finished bundle (count first), its index ahead of it, after
@@ -257,15 +275,13 @@ static int send_bundle(conc_state *st, char *b, int64_t blen, int64_t count, int
   memcpy(b, &count, sizeof count);
   while (!rc && st->nfl && st->inflight + blen > st->limit && land_oldest(st, 1, &rc)) {
   }
-  int64_t ilen = 0;
-  char *x = rc ? NULL : index_of(b, count, &ilen);
-  if (!rc && !x) rc = TSR_ENOMEM;
-  if (!rc) rc = launch(st, x, ilen, dest); /* launch owns x from here */
+  int64_t ilen = rc ? 0 : add_index(&b, blen, count);
+  if (!rc && !ilen) rc = TSR_ENOMEM;
   if (rc) {
     free(b);
     return rc;
   }
-  return launch(st, b, blen, dest);
+  return launch(st, b, blen, ilen, dest);
 }
 
 /* One of d's messages, in the order forwarded: by key, then as made. */
@@ -475,10 +491,12 @@ static int take_body(conc_state *st, int c, const tsr__transport *tp, char **buf
   int rc = in->ops->wait(in, c, TSR__WIRE_TAG_BUNDLE, 1, &info);
   if (rc) return rc;
   *len = info.len;
-  /* Within the bound: bundles take at most half of it (the receive buffer
-   * and the slab a quarter each, server_state.h). A lone bundle is taken
-   * whatever its size, as a frame that cannot be cut. */
-  int over = st->bound > 0 && st->held > 0 && st->held + info.len > st->bound / 2;
+  /* Within the bound: the bundles held stay under server_buffer_bytes. A
+   * lone bundle is taken whatever its size, as a frame that cannot be cut.
+   * (The server holds bundles it took for later messages: a parallel round
+   * looks at every client's first message first, so with k clients per
+   * server about k first parts are held, each at most bound/4.) */
+  int over = st->bound > 0 && st->held > 0 && st->held + info.len > st->bound;
   char *b = over ? NULL : malloc((size_t)(info.len > 0 ? info.len : 1));
   in->nrecv = tp->nrecv; /* the server counts what it receives: bundles */
   if (!b) {

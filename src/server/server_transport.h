@@ -103,6 +103,8 @@ int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int
  * layer stays bound so that tsr__transport_free still matches. */
 int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64_t bound,
                                int server);
+/* Bytes a bundle adds to a message (its envelope, the bundle's count). */
+enum { TSR__CONC_FRAME = 48 };
 /* Server side: the most bytes of bundles the concentrators' layer held
  * since the last call (0 for other transports), and the first bundle it
  * could not hold, as a message naming the server and the bundle size (NULL

@@ -8,7 +8,11 @@
  * and with one writer per rank (more writers than T's levels: some hold
  * nothing, the 2-D fields sit on the last) must be byte for byte the same.
  *
- * Usage: test_grib2 <dir> <serial|aggregate|aggregate2|servers|direct>. Exit
+ * servers_matrix: the file through the I/O servers with every transport and
+ * concentrator setting (transport=rma, concentrators=per_node|1|2, with
+ * bounded servers) must be byte for byte the default servers' file.
+ *
+ * Usage: test_grib2 <dir> <serial|aggregate|aggregate2|servers|servers_matrix|direct>. Exit
  * 77 when the grib2 backend is not built. The file stays as
  * <dir>/grib_<scenario>_np<N>.grb2. servers2: two tasks in the group, of
  * which the root writes the file (tasks hold tiles, not whole levels). */
@@ -184,6 +188,62 @@ static char *slurp(const char *path, long *len) {
   return buf;
 }
 
+/* Are files @p ref and @p path the same bytes? Says where they differ. */
+static void check_same(const char *ref, const char *path) {
+  long n0, n1;
+  char *a = slurp(ref, &n0), *b = slurp(path, &n1);
+  TU_EQ(a != NULL && b != NULL, 1);
+  TU_EQ(n1, n0);
+  long diff = -1;
+  for (long i = 0; a && b && n0 == n1 && i < n0 && diff < 0; i++)
+    if (a[i] != b[i]) diff = i;
+  if (diff >= 0) fprintf(stderr, "%s differs from %s at byte %ld\n", path, ref, diff);
+  TU_EQ(diff, -1);
+  free(a);
+  free(b);
+}
+
+/* servers_matrix: one context per setting (one server, the root writer);
+ * returns TSR_ENOTBUILT when the backend is not built. */
+static int servers_matrix(const char *dir, int nranks) {
+  static const char *const SETTINGS[] = {
+      "",
+      ":transport=rma",
+      ":concentrators=per_node",
+      ":concentrators=1",
+      ":concentrators=2",
+      ":concentrators=per_node:transport=rma",
+      ":concentrators=2:transport=rma:server_buffer_bytes=16k",
+      ":concentrators=per_node:server_buffer_bytes=16k",
+  };
+  enum { NS = sizeof SETTINGS / sizeof SETTINGS[0] };
+  char ref[512] = "", path[512], init[160];
+  int rc = 0;
+  for (int i = 0; i < NS && !rc; i++) {
+    if (strstr(SETTINGS[i], "concentrators=2") && nranks - 1 < 2) continue; /* M >= 2 */
+    snprintf(init, sizeof init, "strategy=servers:io_groups=1:io_tasks=1%s", SETTINGS[i]);
+    snprintf(path, sizeof path, "%s/grib_matrix%d_np%d.grb2", dir, i, nranks);
+    tsr_ctx *ctx = NULL;
+    MPI_Comm model = MPI_COMM_NULL;
+    TU_OK(tsr_init(MPI_COMM_WORLD, init, &ctx, &model));
+    if (ctx) {
+      rc = write_grib(ctx, model, path, "format=grib2:grib_bits=16:strategy=servers");
+      if (rc != TSR_ENOTBUILT) TU_OK(rc);
+      TU_OK(tsr_finalize(&ctx));
+      MPI_Comm_free(&model);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc || tu_rank != 0) continue;
+    if (i == 0) {
+      snprintf(ref, sizeof ref, "%s", path);
+      verify(ref);
+    } else {
+      check_same(ref, path);
+    }
+  }
+  return rc;
+}
+
 /* aggregate2: every writer count gives the serial writer's bytes. */
 static int same_bytes(tsr_ctx *ctx, MPI_Comm model, const char *dir, int nranks) {
   char ref[512], path[512], hints[160];
@@ -197,17 +257,7 @@ static int same_bytes(tsr_ctx *ctx, MPI_Comm model, const char *dir, int nranks)
              counts[c]);
     TU_OK(write_grib(ctx, model, path, hints));
     if (tu_rank != 0) continue;
-    long n0, n1;
-    char *a = slurp(ref, &n0), *b = slurp(path, &n1);
-    TU_EQ(a != NULL && b != NULL, 1);
-    TU_EQ(n1, n0);
-    long diff = -1;
-    for (long i = 0; a && b && n0 == n1 && i < n0 && diff < 0; i++)
-      if (a[i] != b[i]) diff = i;
-    if (diff >= 0) fprintf(stderr, "%s differs from %s at byte %ld\n", path, ref, diff);
-    TU_EQ(diff, -1);
-    free(a);
-    free(b);
+    check_same(ref, path);
     verify(path);
   }
   return 0;
@@ -223,6 +273,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *sc = argv[2];
+  if (strcmp(sc, "servers_matrix") == 0) {
+    int rc = servers_matrix(argv[1], nranks);
+    if (rc == TSR_ENOTBUILT) {
+      MPI_Finalize();
+      return 77;
+    }
+    return tu_finish("grib2");
+  }
   char path[512], hints[128], init[128] = "";
   snprintf(path, sizeof path, "%s/grib_%s_np%d.grb2", argv[1], sc, nranks);
   int servers = strncmp(sc, "servers", 7) == 0;
