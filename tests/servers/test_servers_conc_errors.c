@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../c/test_util.h"
+#include "srv_rows.h"
 
 /* One 3-D double field of 2 x 32 x 32 cut in rows over the model ranks, one
  * frame; returns tsr_flush's code (on a server: tsr_init's). */
@@ -34,16 +35,12 @@ static int run(const char *dir, const char *extra, const char *label, int64_t *p
   int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
   if (model == MPI_COMM_NULL) return rc; /* a server: the job's outcome */
   TU_OK(rc);
-  int m, M;
+  int m;
   MPI_Comm_rank(model, &m);
-  MPI_Comm_size(model, &M);
   enum { Z = 2, Y = 32, X = 32 };
-  int64_t g[3] = {Z, Y, X}, st[3] = {0, (int64_t)Y * m / M, 0}, ct[3] = {Z, 0, X};
-  ct[1] = (int64_t)Y * (m + 1) / M - st[1];
   tsr_decomp *d = NULL;
-  TU_OK(tsr_decomp_box(ctx, 3, g, st, ct, NULL, NULL, &d));
-  double *buf = malloc((size_t)(Z * ct[1] * X) * sizeof *buf);
-  for (int64_t i = 0; i < Z * ct[1] * X; i++) buf[i] = (double)i;
+  double *buf = NULL;
+  TU_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
   snprintf(path, sizeof path, "%s/conc_errors_%s.nc", dir, label);
   tsr_file *f = NULL;
   TU_OK(tsr_create(ctx, path, "backend=null", &f));

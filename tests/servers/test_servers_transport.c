@@ -30,6 +30,7 @@
  *   the server receives fewer messages than without (at 3 ranks and more:
  *   with one model rank both send one message per op). */
 #include "srv_fields.h"
+#include "srv_rows.h"
 #include "../c/test_util.h"
 
 typedef struct {
@@ -300,16 +301,10 @@ static int64_t slow_run(const char *dir, const char *extra, const char *label, i
   MPI_Comm model = MPI_COMM_NULL;
   TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
   if (model == MPI_COMM_NULL) return -1;
-  int m, M;
-  MPI_Comm_rank(model, &m);
-  MPI_Comm_size(model, &M);
   enum { Z = 4, Y = 64, X = 64 };
-  int64_t g[3] = {Z, Y, X}, st[3] = {0, (int64_t)Y * m / M, 0}, ct[3] = {Z, 0, X};
-  ct[1] = (int64_t)Y * (m + 1) / M - st[1];
   tsr_decomp *d = NULL;
-  TU_OK(tsr_decomp_box(ctx, 3, g, st, ct, NULL, NULL, &d));
-  double *buf = malloc((size_t)(Z * ct[1] * X) * sizeof *buf);
-  for (int64_t i = 0; i < Z * ct[1] * X; i++) buf[i] = (double)i;
+  double *buf = NULL;
+  TU_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
   snprintf(path, sizeof path, "%s/slow_%s.nc", dir, label);
   tsr_file *f = NULL;
   TU_OK(tsr_create(ctx, path, backend, &f));
