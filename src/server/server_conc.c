@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/server_conc_shm.h"
 #include "server/server_transport.h"
 #include "server/server_wire.h"
 #include "tessera.h"
@@ -99,7 +100,9 @@ typedef struct {
   int64_t stage_dest, stage_count; /* their one destination (-1: several), how many */
   int64_t stage_order;             /* their largest order key */
   int last_order, nops;            /* the last key handed over; ops seen since the commit */
-  bytes gathered;   /* concentrator: the members' staging areas */
+  bytes gathered;   /* concentrator: the staging areas members sent */
+  tsr__conc_shm shm; /* per_node: the members' slots in a shared window */
+  int64_t seq;       /* commits made */
   int64_t *lens;    /* concentrator: each member's staging bytes, destination, count, key */
   flight *fl;       /* concentrator: bundles in flight, oldest first */
   int nfl, capfl;
@@ -368,7 +371,11 @@ static int forward(conc_state *st, const bytes *segs, int nsegs) {
 }
 
 enum { PIECE = 1 << 30 }; /* MPI counts are int: areas move in pieces of 1 GiB */
-enum { NL = 4 };          /* per member: staging bytes, destination, count, largest key */
+/* A member's slot in the node's window: an op's staging area up to this
+ * size goes by memory copy, a larger one by MPI_Send. */
+enum { SHM_ROOM = 16 << 20 };
+/* Per member: staging bytes, destination, count, largest key, in the window. */
+enum { NL = 5 };
 
 /* Concentrator: receive every member's staging area, back to back, into
  * @p dst (NULL: take and drop them, so that no member hangs). */
@@ -377,6 +384,11 @@ static int take_members(conc_state *st, char *dst) {
   int64_t off = 0;
   for (int i = 1; i < st->csize; i++) {
     int64_t len = st->lens[NL * i];
+    if (st->lens[NL * i + 4]) { /* in its slot: a memory copy */
+      if (dst && len) memcpy(dst + off, tsr__conc_shm_data(&st->shm, i), (size_t)len);
+      off += len;
+      continue;
+    }
     for (int64_t at = 0; at < len; at += PIECE) {
       int n = (int)(len - at < PIECE ? len - at : PIECE);
       char sink;
@@ -415,20 +427,68 @@ static int one_bundle(conc_state *st, int *rc) {
   return 1;
 }
 
+/* Concentrator: done with this commit's slots (also after an error: the
+ * members must not wait for a slot that is never freed). */
+static void release_slots(conc_state *st) {
+  for (int i = 1; i < st->csize; i++)
+    if (st->lens[NL * i + 4]) tsr__conc_shm_release(&st->shm, i, st->seq);
+}
+
+/* The general case: gather the areas members sent (those in slots are read
+ * in place), then sort their messages into one bundle (or more) per server. */
+static int forward_all(conc_state *st) {
+  int64_t total = 0;
+  for (int i = 1; i < st->csize; i++)
+    if (!st->lens[NL * i + 4]) total += st->lens[NL * i];
+  bytes *segs = calloc((size_t)st->csize, sizeof *segs);
+  int rc = 0, drop = !segs || grow(&st->gathered, total) != 0;
+  if (drop) rc = TSR_ENOMEM;
+  int64_t off = 0;
+  for (int i = 1; i < st->csize; i++) { /* the sent ones, back to back */
+    int64_t len = st->lens[NL * i];
+    if (st->lens[NL * i + 4]) continue;
+    for (int64_t at = 0; at < len; at += PIECE) {
+      int n = (int)(len - at < PIECE ? len - at : PIECE);
+      char sink;
+      if (MPI_Recv(drop ? &sink : st->gathered.p + off + at, drop ? 0 : n, MPI_BYTE, i,
+                   TSR__WIRE_TAG_BUNDLE, st->ccomm, MPI_STATUS_IGNORE) != MPI_SUCCESS &&
+          !drop)
+        rc = TSR_EMPI;
+    }
+    if (!drop) segs[i] = (bytes){st->gathered.p + off, len, len};
+    off += len;
+  }
+  if (!rc) {
+    segs[0] = st->stage;
+    for (int i = 1; i < st->csize; i++)
+      if (st->lens[NL * i + 4]) {
+        int64_t len = st->lens[NL * i];
+        segs[i] = (bytes){(char *)tsr__conc_shm_data(&st->shm, i), len, len};
+      }
+    rc = forward(st, segs, st->csize);
+  }
+  free(segs);
+  return rc;
+}
+
 /* Collective over the model ranks: every group's messages of this op go to
- * the servers. */
+ * the servers. A member's area goes into its slot of the node's shared
+ * window when it has one and the area fits (a memory copy), else by
+ * MPI_Send on the group's communicator. */
 static int conc_commit(const tsr__transport *tp) {
   conc_state *st = tp->state;
   if (tp->is_server || st->ccomm == MPI_COMM_NULL) return 0;
   int rc = 0;
+  st->seq++;
   while (land_oldest(st, 0, &rc)) {
   }
+  int placed = st->crank != 0 && tsr__conc_shm_put(&st->shm, st->stage.p, st->stage.len, st->seq);
   int64_t mine[NL] = {st->stage.len, st->stage.len ? st->stage_dest : -1, st->stage_count,
-                      st->stage.len ? st->stage_order : 0};
+                      st->stage.len ? st->stage_order : 0, placed};
   if (MPI_Gather(mine, NL, MPI_INT64_T, st->lens, NL, MPI_INT64_T, 0, st->ccomm) != MPI_SUCCESS)
     return TSR_EMPI;
   if (st->crank != 0) { /* a member: its staging area to the concentrator */
-    for (int64_t at = 0; at < mine[0] && !rc; at += PIECE) {
+    for (int64_t at = 0; !placed && at < mine[0] && !rc; at += PIECE) {
       int n = (int)(mine[0] - at < PIECE ? mine[0] - at : PIECE);
       if (MPI_Send(st->stage.p + at, n, MPI_BYTE, 0, TSR__WIRE_TAG_BUNDLE, st->ccomm) !=
           MPI_SUCCESS)
@@ -437,30 +497,8 @@ static int conc_commit(const tsr__transport *tp) {
     st->stage.len = 0;
     return rc;
   }
-  if (one_bundle(st, &rc)) {
-    st->stage.len = 0;
-    return rc;
-  }
-  /* The general case: gather the members' areas, then sort their messages
-   * into one bundle (or more) per server. */
-  int64_t total = 0;
-  for (int i = 1; i < st->csize; i++) total += st->lens[NL * i];
-  bytes *segs = calloc((size_t)st->csize, sizeof *segs);
-  int drop = !segs || grow(&st->gathered, total) != 0;
-  if (drop) rc = TSR_ENOMEM;
-  int r = take_members(st, drop ? NULL : st->gathered.p);
-  if (!rc) rc = r;
-  if (!rc) {
-    segs[0] = st->stage;
-    int64_t off = 0;
-    for (int i = 1; i < st->csize; i++) {
-      int64_t len = st->lens[NL * i];
-      segs[i] = (bytes){st->gathered.p + off, len, len};
-      off += len;
-    }
-    rc = forward(st, segs, st->csize);
-  }
-  free(segs);
+  if (!one_bundle(st, &rc)) rc = forward_all(st);
+  release_slots(st);
   st->stage.len = 0;
   return rc;
 }
@@ -676,6 +714,7 @@ static void conc_teardown(tsr__transport *tp) {
   free(st->gathered.p);
   free(st->lens);
   free(st->conc_of);
+  tsr__conc_shm_close(&st->shm); /* collective over the group */
   if (st->ccomm != MPI_COMM_NULL) MPI_Comm_free(&st->ccomm);
   tsr__transport_free(&st->inner); /* collective over the communicator */
   free(st);
@@ -712,6 +751,7 @@ int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64
   st->me = rank;
   st->conc_of = conc_of;
   st->ccomm = MPI_COMM_NULL;
+  st->shm.win = MPI_WIN_NULL;
   st->limit = limit > 0 ? limit : INT64_MAX;
   st->chunk = chunk;
   st->bound = bound;
@@ -738,6 +778,8 @@ int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64
     MPI_Bcast(&mine, 1, MPI_INT, 0, st->ccomm);
     st->lens = calloc((size_t)st->csize * NL, sizeof *st->lens);
     if (!st->lens) rc = TSR_ENOMEM;
+    /* Per node: slots of up to SHM_ROOM (or buffer_bytes) per member. */
+    if (per < 0) tsr__conc_shm_open(&st->shm, st->ccomm, st->limit < SHM_ROOM ? st->limit : SHM_ROOM);
   }
   if (MPI_Allgather(&mine, 1, MPI_INT, conc_of, 1, MPI_INT, comm) != MPI_SUCCESS) rc = TSR_EMPI;
   return rc;
