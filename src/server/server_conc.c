@@ -9,8 +9,10 @@
  * staging area; the hand-off returns at once as before. At the end of every
  * strategy op (tsr__tp_commit, collective over the model ranks, which all
  * make every op) the concentrator of each group takes its members' staging
- * areas (MPI point-to-point on the group's communicator: a memory copy
- * within a node) and forwards, per server, one *bundle* (a count, then the
+ * areas (per_node: from their slots of the node's shared-memory window,
+ * server_conc_shm.c, where each member copied its area; per N ranks, which
+ * may span nodes: MPI point-to-point on the group's communicator) and
+ * forwards, per server, one *bundle* (a count, then the
  * messages with their envelopes, in the order each member made them) by the
  * inner transport, tag TSR__WIRE_TAG_BUNDLE (when all go to one server, the
  * common case, the members' areas are received straight into the bundle,

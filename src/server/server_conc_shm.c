@@ -7,8 +7,8 @@
  * slot and then joins the group's MPI_Gather of staging lengths (the
  * commit's collective), so the concentrator, which syncs after the gather,
  * sees the bytes. The concentrator writes the commit number into the
- * slot's `freed` word once it forwarded the bytes; a member waits for it
- * before it writes the next commit's bytes, which happens only when it
+ * slot's `freed` word once it forwarded the bytes; a member waits for the
+ * last commit it placed to be freed before it writes the next one's bytes, which happens only when it
  * reaches its next op before the concentrator finished this one (the slot
  * is full): the model never waits otherwise. */
 #include "server/server_conc_shm.h"
@@ -62,16 +62,18 @@ int tsr__conc_shm_open(tsr__conc_shm *w, MPI_Comm ccomm, int64_t room) {
 int tsr__conc_shm_put(tsr__conc_shm *w, const void *p, int64_t len, int64_t seq) {
   if (w->win == MPI_WIN_NULL || len > w->room) return 0;
   char *slot = w->slot[w->me];
-  /* The slot is full while the concentrator still forwards commit seq-1. */
+  /* The slot is full while the concentrator still forwards the last commit
+   * placed in it (commits whose area was sent leave it alone). */
   for (long nap = 1000;;) {
     MPI_Win_sync(w->win);
-    if (*freed_of(slot) >= seq - 1) break;
+    if (*freed_of(slot) >= w->last) break;
     struct timespec ts = {0, nap};
     nanosleep(&ts, NULL);
     if (nap < 100000) nap *= 2;
   }
   if (len) memcpy(slot + HEAD, p, (size_t)len);
   MPI_Win_sync(w->win);
+  w->last = seq;
   return 1;
 }
 

@@ -15,6 +15,7 @@ typedef struct {
   int64_t room;    /* bytes of data a slot holds */
   char **slot;     /* per member of the group: its slot (header, then data) */
   int me, n;
+  int64_t last; /* member: the last commit it placed in its slot */
 } tsr__conc_shm;
 
 /* Collective over the node's group @p ccomm (rank 0 the concentrator):
@@ -23,8 +24,8 @@ typedef struct {
  * way, agreed over the group. */
 int tsr__conc_shm_open(tsr__conc_shm *w, MPI_Comm ccomm, int64_t room);
 /* Member: copy @p len bytes of @p p into the slot for commit @p seq,
- * waiting only while the concentrator still reads the commit before (the
- * slot is full). 1 when placed, 0 when it does not fit (send it instead). */
+ * waiting only while the concentrator still reads the last commit placed
+ * there (the slot is full). 1 when placed, 0 when it does not fit (send it instead). */
 int tsr__conc_shm_put(tsr__conc_shm *w, const void *p, int64_t len, int64_t seq);
 /* Concentrator: member @p i's data placed for this commit (after the
  * group's gather, which orders the members' copies before it). */
