@@ -1,6 +1,7 @@
-/* Serial backends: a PUT round on the group root. Every model rank sent a
- * header (its tile), then one piece per slab box its tile meets, in the
- * order of the shared slab walk (server_slabs.h). The root takes every
+/* Serial backends: a PUT round on the group root; whole-levels backends
+ * (GRIB2): the same on every task of the group, for its own levels. Every
+ * model rank sent a header (its tile), then one piece per slab box its tile
+ * meets, in the order of the shared slab walk (server_slabs.h). The root takes every
  * header first, then assembles box by box: it receives from each client only
  * the piece that falls in the box (straight into the slab when the piece is
  * contiguous there), fills points no client owns with the fill value, and
@@ -96,8 +97,12 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
       if (r) keep = 0;
     }
     if (!keep) continue;
-    int drain_err = 0; /* the sink's one rule; serial backends rarely buffer */
-    rc = tsr__sink_drain_if_needed(&sf->sink, MPI_COMM_SELF, belems * (int64_t)es, 0, &drain_err);
+    /* The sink's one rule; serial backends rarely buffer. A whole-levels
+     * file flushes (collectively) after the round instead. */
+    int drain_err = 0;
+    if (!sf->levels)
+      rc = tsr__sink_drain_if_needed(&sf->sink, MPI_COMM_SELF, belems * (int64_t)es, 0,
+                                     &drain_err);
     if (!rc) rc = drain_err;
     if (!rc)
       rc = tsr__sink_write(&sf->sink, varid, h0->frame, box->start, box->count, s->slab.p,
@@ -109,13 +114,16 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
 
 int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
   int M = s->L.M, rc = 0;
-  memcpy(&s->hdrs[0], s->in.p, sizeof s->hdrs[0]); /* model rank 0's, with the op */
-  for (int m = 1; m < M && !rc; m++) {
+  /* The first client's came with the op (model rank 0's on the root). */
+  memcpy(&s->hdrs[s->blo], s->in.p, sizeof s->hdrs[s->blo]);
+  for (int m = 0; m < M && !rc; m++) {
+    if (m == s->blo) continue;
     rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_HDR, &s->in);
     if (!rc) memcpy(&s->hdrs[m], s->in.p, sizeof s->hdrs[m]);
   }
   if (rc) return rc; /* a header is lost: the streams cannot be followed further */
-  int err = sf->status;
+  /* A whole-levels task with an error not yet agreed drops its round too. */
+  int err = sf->status ? sf->status : sf->levels ? sf->lerr : 0;
   for (int m = 0; m < M && !err; m++) err = s->hdrs[m].err;
   const tsr__layout *L = NULL;
   const tsr__wire_hdr *h0 = &s->hdrs[0];
@@ -126,7 +134,7 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
     tsr__var_shape(&sf->schema, h0->varid, shape);
     /* The clients cut their tiles along the same layout (same shape, type
      * and slab_bytes), so pieces arrive in the order the boxes are walked. */
-    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, h0->nd, shape, es,
+    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, s->t, h0->nd, shape, es,
                             tsr__srv_slab_bytes(sf->hints.slab_bytes, s->chunk), &L);
   }
   if (err) {

@@ -45,9 +45,10 @@ typedef struct tsr__server_client tsr__srv_client;
 /* A file written through the servers, on a model rank (tsr_file.sdata). */
 typedef struct {
   int id, group, parallel;
+  int levels; /* whole-levels backend (GRIB2): every task writes whole levels */
   int server; /* wcomm rank this rank sends the file's data to */
   int first;  /* 1: this rank sends the file's control messages to it */
-  tsr__srv_slabs slabs; /* serial backends: the root's slab layout, per variable */
+  tsr__srv_slabs slabs; /* serial and whole-levels: the slab layouts, per variable */
   int stream;           /* frames_per_outfile stream, or -1 */
   int64_t frames;       /* record frames put so far (highest + 1) */
 } tsr__srv_cfile;
