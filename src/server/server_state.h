@@ -81,6 +81,19 @@ void tsr__srv_fail(tsr__srv_file *sf, int code);
  * the pieces are received and dropped. Returns the first error. */
 int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf);
 
+/* ---- server_runs.c: flat tiles (PUT with flat = 1). ---- */
+/* Parallel: write a message's runs (at @p p, @p avail bytes of runs and data
+ * to the message's end) through @p sink, each run as the few boxes it is. */
+int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, char *p, int64_t avail);
+/* Serial: the elements of @p runs in [lo, hi) and (*first) the first run
+ * that meets the range. */
+int64_t tsr__srv_runs_in(const int64_t *runs, int64_t nruns, int64_t lo, int64_t hi,
+                         int64_t *first);
+/* Serial: place a piece (those elements, packed in run order at @p src) into
+ * @p slab, which holds [lo, hi). */
+void tsr__srv_runs_place(const int64_t *runs, int64_t nruns, int64_t first, int64_t lo, int64_t hi,
+                         const char *src, size_t es, char *slab);
+
 /* ---- server_loop.c ---- */
 /* Serve until the model's FINAL; then close what is left open and free. */
 int tsr__srv_serve(tsr__srv_server *s);

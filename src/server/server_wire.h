@@ -30,7 +30,8 @@ enum {
 /* Message kinds (tsr__wire_hdr.op); the server loop dispatches on them. */
 enum {
   TSR__WIRE_OPEN = 1, /* payload: tsr__hints, path, packed schema */
-  TSR__WIRE_PUT,      /* a tile: parallel: payload = [hole boxes] + data; serial: pieces follow */
+  TSR__WIRE_PUT,      /* a tile: parallel: payload = [hole boxes] + [runs] + data; serial:
+                         [runs], pieces follow */
   TSR__WIRE_PUTG,     /* a replicated variable, from model rank 0 to the root */
   TSR__WIRE_FLUSH,
   TSR__WIRE_CLOSE,
@@ -41,11 +42,17 @@ enum {
 typedef struct {
   int32_t op, file, varid, nd;
   int32_t err;      /* PUT/PUTG: the client failed to hand its data over (ENOMEM, ETOOBIG) */
-  int32_t nholes;   /* PUT (parallel) from model rank 0: hole boxes after the header */
+  int32_t nholes;   /* PUT (parallel): hole boxes after the header (model rank 0; flat: each its share) */
   int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
   int32_t parallel; /* OPEN: the file's backend is parallel (every server writes) */
   int32_t nparts;   /* PUT (parallel): messages of this client's tile in this round (0 = 1) */
   int32_t wire_f64; /* PUT: the data are doubles of a float variable; the server converts */
+  /* PUT of a flat tile (index maps, box lists: the decomposition's runs,
+   * plan/runs.h): start is 0 and count the global shape; nruns runs (lo, hi
+   * pairs of row-major indices, ascending) follow the holes (parallel) or
+   * the header (serial), then the data packed in run order. */
+  int32_t flat, pad_;
+  int64_t nruns;
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */

@@ -140,6 +140,11 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
     rc = tsr__sink_write_fill(&sf->sink, h.varid, h.frame, b.start, b.count);
   }
   p += (size_t)h.nholes * sizeof(tsr__box);
+  if (h.flat) { /* runs and data packed in run order (server_runs.c) */
+    if (!rc) rc = tsr__srv_write_runs(&sf->sink, &h, p, s->in.len - (int64_t)(p - (char *)s->in.p));
+    if (rc) sf->lerr = rc;
+    return;
+  }
   if (!rc && h.wire_f64) { /* doubles of a float variable: converted here */
     int64_t n = 1;
     for (int i = 0; i < h.nd; i++) n *= h.count[i];
