@@ -9,7 +9,8 @@
  *     (put_mode=deferred) | aggregate | split | servers; kind box | boxes | map_inorder | map_shuffled | map_holes |
  *     empty | xzy | map_cells (every column, scattered). servers_par |
  *     servers_rma | servers_conc: servers with a parallel backend, transport=rma,
- *     concentrators. A flat kind (elements that form no box on some rank)
+ *     concentrators; the _float ones (servers_float, servers_par_float) with
+ *     precision=float. A flat kind (elements that form no box on some rank)
  *     under split must fail with TSR_EDECOMP on every rank.
  *   scenario errors.overlap | errors.range: the same TSR_EDECOMP everywhere.
  * Exits 77 when the strategy is not built (or servers at one rank).
@@ -248,13 +249,14 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   /* servers: a serial backend's root assembles; servers_par: two tasks write
    * a parallel backend; servers_rma and servers_conc: the other transport
    * and concentrators carry the same messages. */
-  const char *variant = strcmp(strat, "servers_par") == 0    ? "io_tasks=2"
+  int par = strncmp(strat, "servers_par", 11) == 0;
+  const char *variant = par                                  ? "io_tasks=2"
                         : strcmp(strat, "servers_rma") == 0  ? "io_tasks=1:transport=rma"
                         : strcmp(strat, "servers_conc") == 0 ? "io_tasks=1:concentrators=2"
                                                              : "io_tasks=1";
   /* Every task needs a client (two tasks from four ranks on), and
    * concentrators=2 two model ranks. */
-  if (servers && P < (strcmp(strat, "servers_par") == 0 ? 4 : strcmp(strat, "servers_conc") == 0 ? 3 : 2))
+  if (servers && P < (par ? 4 : strcmp(strat, "servers_conc") == 0 ? 3 : 2))
     return 77;
   if (servers) snprintf(hints, sizeof hints, "strategy=servers:io_groups=1:%s", variant);
   tsr_ctx *ctx;
@@ -266,8 +268,10 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   if (strcmp(strat, "direct_deferred") == 0) /* the backend writes from the caller's array later */
     snprintf(hints, sizeof hints, "strategy=direct:put_mode=deferred");
   else
-    snprintf(hints, sizeof hints, "strategy=%s%s", servers ? "servers" : strat,
-             strcmp(strat, "aggregate") == 0 && P > 1 ? ":aggregators=2" : "");
+    snprintf(hints, sizeof hints, "strategy=%s%s%s", servers ? "servers" : strat,
+             strcmp(strat, "aggregate") == 0 && P > 1 ? ":aggregators=2" : "",
+             /* frame 1's doubles become floats on the model side */
+             strstr(strat, "_float") ? ":precision=float" : "");
   snprintf(path, sizeof path, "%s/%s_%s_np%d.nc", dir, strat, kind_name[k], P);
   snprintf(ref, sizeof ref, "%s/%s_ref_%s_np%d.nc", dir, strat, kind_name[k], P);
   dvar bt = {0}, bh = {0}, t = {0}, h = {0};
