@@ -135,19 +135,24 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
   return rc;
 }
 
-/* The header in s->in, client m's: kept, with a flat tile's runs (which
- * follow it) copied to runs[m]; TSR_ENOMEM or TSR_EINVAL when they cannot be
- * (the round then fails and its pieces are dropped). */
+/* The header in s->in, client m's: kept, and for a flat tile the runs kept
+ * for its decomposition (sent with it, flat 1, or before) in runs[m];
+ * TSR_ENOMEM or TSR_EINVAL when there are none (the round then fails and
+ * its pieces are dropped). */
 static int keep_header(tsr__srv_server *s, int m, int64_t **runs) {
   tsr__wire_hdr *h = &s->hdrs[m];
   memcpy(h, s->in.p, sizeof *h);
   if (!h->flat || h->err) return 0;
-  int64_t bytes = h->nruns * 2 * (int64_t)sizeof(int64_t);
+  int64_t bytes = h->flat == 1 ? h->nruns * 2 * (int64_t)sizeof(int64_t) : 0;
   if (h->nruns < 0 || s->in.len != (int64_t)sizeof *h + bytes) return TSR_EINVAL;
-  runs[m] = malloc(bytes ? (size_t)bytes : 1);
-  if (!runs[m]) return TSR_ENOMEM;
-  memcpy(runs[m], (const char *)s->in.p + sizeof *h, (size_t)bytes);
-  return 0;
+  int rc;
+  const tsr__srv_runs *k = tsr__srv_runs_keep(s, tsr__srv_model_rank(&s->L, m), h,
+                                              (const char *)s->in.p + sizeof *h, &rc);
+  if (!rc) { /* a parallel file's parts may have kept them cut in more runs: the same elements */
+    runs[m] = k->runs;
+    h->nruns = k->nruns;
+  }
+  return rc;
 }
 
 /* Every header (and runs) of the round is in: write it, or drop its pieces. */
@@ -187,7 +192,6 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
     if (k && !kerr) kerr = k;
   }
   if (!rc) rc = assemble_round(s, sf, runs, kerr);
-  for (int m = 0; runs && m < M; m++) free(runs[m]);
-  free(runs);
+  free(runs); /* the runs themselves stay kept */
   return rc; /* a lost header: the streams cannot be followed further */
 }

@@ -39,6 +39,10 @@ struct tsr__server_client {
   int64_t chunk; /* server_buffer_bytes/4: the largest message a server accepts (0 = any) */
   double t_init;            /* MPI_Wtime at tsr_init */
   tsr__srv_sizing *sizing;  /* tsr_finalize with statistics on: the FINAL figures */
+  /* Flat decompositions whose runs a server keeps: (decomposition id,
+   * server's wcomm rank) pairs (server_handoff_runs.c). */
+  int64_t *sent;
+  int64_t nsent, capsent;
 };
 typedef struct tsr__server_client tsr__srv_client;
 

@@ -1,10 +1,12 @@
 /* Model side: hand a flat tile over to the servers. Index maps and box lists
  * reach the strategy as their canon (core/decomp_map.c): sorted, disjoint
  * runs of row-major indices with the buffer packed in run order. As in PIO's
- * and CDI-PIO's servers, the runs travel with the data and the server places
- * them (server_runs.c); the model rank copies its buffer once into the ring
- * and moves on, whatever the map's order. The wire is server_wire.h's PUT
- * with flat = 1: count holds the global shape, nruns runs follow. */
+ * and CDI-PIO's servers, the runs travel to a server once per decomposition
+ * (with its first put there; the server keeps them, server_runs.c) and every
+ * put sends only the data, which the server places run by run; the model
+ * rank copies its buffer once into the ring and moves on, whatever the map's
+ * order. The wire is server_wire.h's PUT with flat 1 (runs follow) or 2
+ * (the server has them); count holds the global shape. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,28 @@ static void copy_elems(const void *src, int64_t n, size_t es, int how, void *dst
   const double *s = src;
   float *o = dst;
   for (int64_t i = 0; i < n; i++) o[i] = (float)s[i];
+}
+
+/* Has this rank sent decomposition @p id's runs to wcomm rank @p server? */
+static int was_sent(const tsr__srv_client *cl, uint64_t id, int server) {
+  for (int64_t i = 0; i < cl->nsent; i++)
+    if (cl->sent[2 * i] == (int64_t)id && cl->sent[2 * i + 1] == server) return 1;
+  return 0;
+}
+
+/* Record that it has (when the record cannot grow, the runs simply go again
+ * next time: the server takes flat 1 as a fresh copy). */
+static void note_sent(tsr__srv_client *cl, uint64_t id, int server) {
+  if (cl->nsent == cl->capsent) {
+    int64_t cap = cl->capsent ? 2 * cl->capsent : 8;
+    int64_t *p = realloc(cl->sent, (size_t)cap * 2 * sizeof *p);
+    if (!p) return;
+    cl->sent = p;
+    cl->capsent = cap;
+  }
+  cl->sent[2 * cl->nsent] = (int64_t)id;
+  cl->sent[2 * cl->nsent + 1] = server;
+  cl->nsent++;
 }
 
 /* Bytes of one element in the caller's packed buffer. */
@@ -72,12 +96,14 @@ static void part_runs(const int64_t *runs, cursor c, int64_t nr, int64_t ne, cha
   }
 }
 
-/* One message of a parallel round: header + [holes] + runs + data. */
+/* One message of a parallel round: header + [holes] + [runs] + data. */
 static int send_part(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                      const tsr_decomp *d, cursor c, int64_t nr, int64_t ne, int holes,
                      const void *buf, size_t es, int how) {
   tsr__wire_hdr hx = *h;
+  if (h->flat == 2) nr = 0; /* the server has them */
   hx.nruns = nr;
+  hx.at = c.pos;
   hx.nholes = holes ? h->nholes : 0;
   int64_t hbytes = (int64_t)hx.nholes * (int64_t)sizeof(tsr__box);
   int64_t len = (int64_t)sizeof hx + hbytes + nr * RUN_BYTES +
@@ -115,6 +141,8 @@ int tsr__srv_handoff_runs(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wi
   } while (c.r < nruns);
   if (nparts > INT_MAX) return tsr__srv_send_failed(cl, h, TSR_ETOOBIG, cf->server);
   h->nparts = (int32_t)nparts;
+  h->decomp = (int64_t)d->id;
+  h->flat = was_sent(cl, d->id, cf->server) ? 2 : 1;
   c = first_cursor(d);
   int rc = 0;
   for (int64_t k = 0; k < nparts; k++) {
@@ -123,6 +151,7 @@ int tsr__srv_handoff_runs(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wi
     int r = send_part(cl, cf, h, d, c0, nr, ne, k == 0, buf, es, how);
     if (r && !rc) rc = r; /* the later parts still go (failed ones as error headers) */
   }
+  if (!rc && h->flat == 1) note_sent(cl, d->id, cf->server);
   return rc;
 }
 
@@ -161,7 +190,9 @@ int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const t
   if (!rc && !pieces) rc = TSR_ENOMEM;
   if (!rc) rc = cut_pieces(d, L, pieces, &h->npieces);
   h->nruns = d->tiles.nruns;
-  int64_t head = (int64_t)sizeof *h + h->nruns * RUN_BYTES;
+  h->decomp = (int64_t)d->id;
+  h->flat = was_sent(cl, d->id, cf->server) ? 2 : 1;
+  int64_t head = (int64_t)sizeof *h + (h->flat == 1 ? h->nruns * RUN_BYTES : 0);
   int64_t len = tsr__wire_align(head);
   for (int k = 0; !rc && k < h->npieces; k++) {
     if (pieces[2 * k + 1] * (int64_t)ws > INT_MAX) rc = TSR_ETOOBIG;
@@ -176,8 +207,10 @@ int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const t
   }
   char *p = cl->ring.buf + off;
   memcpy(p, h, sizeof *h);
-  if (h->nruns) memcpy(p + sizeof *h, d->tiles.runs, (size_t)(h->nruns * RUN_BYTES));
+  if (h->flat == 1 && h->nruns)
+    memcpy(p + sizeof *h, d->tiles.runs, (size_t)(h->nruns * RUN_BYTES));
   rc = tsr__ring_send(&cl->ring, off, head, cf->server, TSR__WIRE_TAG_HDR);
+  if (!rc && h->flat == 1) note_sent(cl, d->id, cf->server);
   int64_t at = off + tsr__wire_align(head);
   for (int k = 0; k < h->npieces && !rc; k++) {
     int64_t n = pieces[2 * k + 1];

@@ -1,36 +1,103 @@
 /* Server side of flat tiles (index maps, box lists; the model side is
- * server_handoff_runs.c): a client's runs arrive with its data packed in run
- * order, and the server places each run where it belongs, in the file
- * (parallel backends) or in the slab being assembled (serial backends). */
+ * server_handoff_runs.c): a client's runs arrive once per decomposition and
+ * are kept; its data arrive packed in run order with every put, and the
+ * server places each run where it belongs, in the file (parallel backends)
+ * or in the slab being assembled (serial backends). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/server_state.h"
 
-int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, char *p, int64_t avail) {
-  int64_t nruns = h->nruns, n = 0;
-  if (nruns < 0 || avail < nruns * 2 * (int64_t)sizeof(int64_t)) return TSR_EINVAL;
-  char *data = p + nruns * 2 * (int64_t)sizeof(int64_t);
-  for (int64_t r = 0; r < nruns; r++) {
-    int64_t pair[2];
-    memcpy(pair, p + r * (int64_t)sizeof pair, sizeof pair);
-    n += pair[1] - pair[0];
+static const int64_t RUN_BYTES = 2 * (int64_t)sizeof(int64_t);
+
+static tsr__srv_runs *find(tsr__srv_server *s, int src, int64_t id) {
+  for (tsr__srv_runs *k = s->kept; k; k = k->next)
+    if (k->src == src && k->id == id) return k;
+  return NULL;
+}
+
+/* Append @p n runs (lo, hi pairs at @p p) to @p k, with their positions. */
+static int append(tsr__srv_runs *k, const char *p, int64_t n) {
+  if (k->nruns + n > k->cap) {
+    int64_t cap = k->cap * 2 > k->nruns + n ? k->cap * 2 : k->nruns + n;
+    int64_t *r = realloc(k->runs, (size_t)cap * 2 * sizeof *r);
+    if (r) k->runs = r;
+    int64_t *q = r ? realloc(k->pos, (size_t)cap * sizeof *q) : NULL;
+    if (q) k->pos = q;
+    if (!r || !q) return TSR_ENOMEM;
+    k->cap = cap;
   }
+  memcpy(k->runs + 2 * k->nruns, p, (size_t)(n * RUN_BYTES));
+  for (int64_t r = k->nruns; r < k->nruns + n; r++) {
+    if (k->runs[2 * r + 1] < k->runs[2 * r]) return TSR_EINVAL;
+    k->pos[r] = r ? k->pos[r - 1] + k->runs[2 * r - 1] - k->runs[2 * r - 2] : 0;
+  }
+  k->nruns += n;
+  return 0;
+}
+
+tsr__srv_runs *tsr__srv_runs_keep(tsr__srv_server *s, int src, const tsr__wire_hdr *h,
+                                  const char *p, int *rc) {
+  tsr__srv_runs *k = find(s, src, h->decomp);
+  *rc = 0;
+  if (h->flat == 1) {
+    if (!k && (k = calloc(1, sizeof *k))) {
+      k->src = src;
+      k->id = h->decomp;
+      k->next = s->kept;
+      s->kept = k;
+    }
+    if (!k) {
+      *rc = TSR_ENOMEM;
+      return NULL;
+    }
+    if (h->at == 0) k->nruns = 0; /* afresh: the first (or only) part */
+    *rc = h->nruns < 0 ? TSR_EINVAL : append(k, p, h->nruns);
+    if (*rc) k->nruns = 0;
+  }
+  if (!*rc && !k) *rc = TSR_EINVAL; /* flat 2 for runs this server never got */
+  return *rc ? NULL : k;
+}
+
+void tsr__srv_runs_free(tsr__srv_server *s) {
+  while (s->kept) {
+    tsr__srv_runs *k = s->kept;
+    s->kept = k->next;
+    free(k->runs);
+    free(k->pos);
+    free(k);
+  }
+}
+
+int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_runs *k,
+                        char *data, int64_t avail) {
   size_t es = tsr__type_size(sink->schema->vars[h->varid].type);
-  int64_t have = avail - (data - p);
-  if (have != n * (int64_t)(h->wire_f64 ? sizeof(double) : es)) return TSR_EINVAL;
+  size_t ws = h->wire_f64 ? sizeof(double) : es;
+  if (avail % (int64_t)ws) return TSR_EINVAL;
+  int64_t n = avail / (int64_t)ws;
+  if (n > 0 && k->nruns == 0) return TSR_EINVAL;
   if (h->wire_f64) tsr__doubles_to_floats(data, n); /* doubles of a float variable */
+  /* The run that holds packed position at: the last one starting at or before it. */
+  int64_t a = 0, b = k->nruns;
+  while (b - a > 1) {
+    int64_t m = a + (b - a) / 2;
+    if (k->pos[m] <= h->at) a = m;
+    else b = m;
+  }
   int rc = 0;
-  for (int64_t r = 0; r < nruns && !rc; r++) {
-    int64_t pair[2];
-    memcpy(pair, p + r * (int64_t)sizeof pair, sizeof pair);
+  for (int64_t r = a, off = n ? h->at - k->pos[a] : 0; n > 0 && !rc; r++, off = 0) {
+    if (r >= k->nruns) return TSR_EINVAL; /* more data than the runs hold */
+    int64_t lo = k->runs[2 * r] + off, hi = k->runs[2 * r + 1];
+    if (hi - lo > n) hi = lo + n;
     /* A run is at most 2*nd-1 boxes of the variable (whole rows, planes, ...). */
     tsr__box bx[2 * TSR_MAX_DIMS];
-    int nb = tsr__flat_range_boxes(h->nd, h->count, pair[0], pair[1], bx);
-    for (int b = 0; b < nb && !rc; b++) {
-      rc = tsr__sink_write(sink, h->varid, h->frame, bx[b].start, bx[b].count, data,
+    int nb = tsr__flat_range_boxes(h->nd, h->count, lo, hi, bx);
+    for (int i = 0; i < nb && !rc; i++) {
+      rc = tsr__sink_write(sink, h->varid, h->frame, bx[i].start, bx[i].count, data,
                            (tsr__memview){0});
-      data += tsr__box_elems(h->nd, &bx[b]) * (int64_t)es;
+      data += tsr__box_elems(h->nd, &bx[i]) * (int64_t)es;
     }
+    n -= hi - lo;
   }
   return rc;
 }

@@ -48,11 +48,14 @@ typedef struct {
   int32_t nparts;   /* PUT (parallel): messages of this client's tile in this round (0 = 1) */
   int32_t wire_f64; /* PUT: the data are doubles of a float variable; the server converts */
   /* PUT of a flat tile (index maps, box lists: the decomposition's runs,
-   * plan/runs.h): start is 0 and count the global shape; nruns runs (lo, hi
-   * pairs of row-major indices, ascending) follow the holes (parallel) or
-   * the header (serial), then the data packed in run order. */
+   * plan/runs.h; start is 0 and count the global shape), data packed in run
+   * order. flat 1: nruns runs (lo, hi pairs of row-major indices, ascending)
+   * follow the holes (parallel) or the header (serial), and the server keeps
+   * them for (this client, decomposition `decomp`); flat 2: the server has
+   * them already, none follow. Parallel: this part's data start at packed
+   * position `at` (its runs, with flat 1, are appended to the kept ones). */
   int32_t flat, pad_;
-  int64_t nruns;
+  int64_t nruns, decomp, at;
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */

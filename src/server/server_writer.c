@@ -125,11 +125,21 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   return rc;
 }
 
-/* One client's message of a parallel PUT round, in s->in. */
-static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
+/* One client's message of a parallel PUT round, in s->in; @p src: the
+ * client's wcomm rank. */
+static void put_one(tsr__srv_server *s, tsr__srv_file *sf, int src) {
   tsr__wire_hdr h;
   memcpy(&h, s->in.p, sizeof h);
   if (h.err && !sf->lerr) sf->lerr = h.err;
+  /* A flat tile's runs are kept even when the file failed: the client
+   * counts them as sent (server_runs.c). */
+  const tsr__srv_runs *kept = NULL;
+  char *runs_at = (char *)s->in.p + sizeof h + (size_t)h.nholes * sizeof(tsr__box);
+  int krc = 0;
+  if (h.flat == 1 && (h.nruns < 0 || runs_at - (char *)s->in.p + h.nruns * 2 * (int64_t)sizeof(int64_t) > s->in.len))
+    krc = TSR_EINVAL;
+  else if (h.flat && !h.err)
+    kept = tsr__srv_runs_keep(s, src, &h, runs_at, &krc);
   if (sf->status || sf->lerr || h.err) return;
   char *p = (char *)s->in.p + sizeof h;
   int rc = 0;
@@ -140,8 +150,10 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
     rc = tsr__sink_write_fill(&sf->sink, h.varid, h.frame, b.start, b.count);
   }
   p += (size_t)h.nholes * sizeof(tsr__box);
-  if (h.flat) { /* runs and data packed in run order (server_runs.c) */
-    if (!rc) rc = tsr__srv_write_runs(&sf->sink, &h, p, s->in.len - (int64_t)(p - (char *)s->in.p));
+  if (h.flat) { /* data packed in run order, after the runs sent with it */
+    if (h.flat == 1) p += h.nruns * 2 * (int64_t)sizeof(int64_t);
+    if (!rc) rc = krc;
+    if (!rc) rc = tsr__srv_write_runs(&sf->sink, &h, kept, p, s->in.len - (int64_t)(p - (char *)s->in.p));
     if (rc) sf->lerr = rc;
     return;
   }
@@ -162,14 +174,14 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
 static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
   tsr__wire_hdr h;
   memcpy(&h, s->in.p, sizeof h);
-  put_one(s, sf);
+  put_one(s, sf, src);
   tsr__srv_note_memory(s);
   for (int k = 1; k < h.nparts; k++) {
     if (tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_HDR, &s->in)) {
       if (!sf->lerr) sf->lerr = TSR_EMPI;
       continue;
     }
-    put_one(s, sf);
+    put_one(s, sf, src);
     tsr__srv_note_memory(s);
   }
 }
