@@ -143,11 +143,24 @@ static int keep_header(tsr__srv_server *s, int m, int64_t **runs) {
   tsr__wire_hdr *h = &s->hdrs[m];
   memcpy(h, s->in.p, sizeof *h);
   if (!h->flat || h->err) return 0;
-  int64_t bytes = h->flat == 1 ? h->nruns * 2 * (int64_t)sizeof(int64_t) : 0;
-  if (h->nruns < 0 || s->in.len != (int64_t)sizeof *h + bytes) return TSR_EINVAL;
-  int rc;
-  const tsr__srv_runs *k = tsr__srv_runs_keep(s, tsr__srv_model_rank(&s->L, m), h,
-                                              (const char *)s->in.p + sizeof *h, &rc);
+  if (h->nruns < 0) return TSR_EINVAL;
+  int src = tsr__srv_model_rank(&s->L, m), rc = 0;
+  const tsr__srv_runs *k = NULL;
+  if (h->flat == 2) k = tsr__srv_runs_keep(s, src, h, NULL, &rc);
+  /* flat 1: the runs follow in DATA messages (each taken, even after an
+   * error, so that the stream stays in step); the first starts afresh. */
+  int64_t per = tsr__wire_runs_per_msg(s->chunk);
+  for (int64_t r = 0; h->flat == 1 && (r < h->nruns || r == 0); r += per) {
+    tsr__wire_hdr hx = *h;
+    hx.nruns = h->nruns - r < per ? h->nruns - r : per;
+    hx.at = r;
+    if (hx.nruns > 0) {
+      int t = tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_DATA, &s->in);
+      if (t) return t;
+      if (!rc && s->in.len != hx.nruns * 2 * (int64_t)sizeof(int64_t)) rc = TSR_EINVAL;
+    }
+    if (!rc) k = tsr__srv_runs_keep(s, src, &hx, s->in.p, &rc);
+  }
   if (!rc) { /* a parallel file's parts may have kept them cut in more runs: the same elements */
     runs[m] = k->runs;
     h->nruns = k->nruns;

@@ -192,26 +192,30 @@ int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const t
   h->nruns = d->tiles.nruns;
   h->decomp = (int64_t)d->id;
   h->flat = was_sent(cl, d->id, cf->server) ? 2 : 1;
-  int64_t head = (int64_t)sizeof *h + (h->flat == 1 ? h->nruns * RUN_BYTES : 0);
-  int64_t len = tsr__wire_align(head);
+  /* The runs (flat 1) go as DATA messages of at most `per` runs. */
+  int64_t per = tsr__wire_runs_per_msg(cl->chunk), nr = h->flat == 1 ? h->nruns : 0;
+  int64_t len = tsr__wire_align(sizeof *h);
+  for (int64_t r = 0; r < nr; r += per) len += tsr__wire_align((nr - r < per ? nr - r : per) * RUN_BYTES);
   for (int k = 0; !rc && k < h->npieces; k++) {
     if (pieces[2 * k + 1] * (int64_t)ws > INT_MAX) rc = TSR_ETOOBIG;
     len += tsr__wire_align(pieces[2 * k + 1] * (int64_t)ws);
   }
-  if (!rc && head > INT_MAX) rc = TSR_ETOOBIG;
   int64_t off = rc ? -1 : tsr__ring_reserve(&cl->ring, len);
   if (!rc && off < 0) rc = TSR_ENOMEM;
   if (rc) {
     free(pieces);
     return tsr__srv_send_failed(cl, h, rc, cf->server);
   }
-  char *p = cl->ring.buf + off;
-  memcpy(p, h, sizeof *h);
-  if (h->flat == 1 && h->nruns)
-    memcpy(p + sizeof *h, d->tiles.runs, (size_t)(h->nruns * RUN_BYTES));
-  rc = tsr__ring_send(&cl->ring, off, head, cf->server, TSR__WIRE_TAG_HDR);
+  memcpy(cl->ring.buf + off, h, sizeof *h);
+  rc = tsr__ring_send(&cl->ring, off, sizeof *h, cf->server, TSR__WIRE_TAG_HDR);
+  int64_t at = off + tsr__wire_align(sizeof *h);
+  for (int64_t r = 0; r < nr && !rc; r += per) {
+    int64_t bytes = (nr - r < per ? nr - r : per) * RUN_BYTES;
+    memcpy(cl->ring.buf + at, d->tiles.runs + 2 * r, (size_t)bytes);
+    rc = tsr__ring_send(&cl->ring, at, bytes, cf->server, TSR__WIRE_TAG_DATA);
+    at += tsr__wire_align(bytes);
+  }
   if (!rc && h->flat == 1) note_sent(cl, d->id, cf->server);
-  int64_t at = off + tsr__wire_align(head);
   for (int k = 0; k < h->npieces && !rc; k++) {
     int64_t n = pieces[2 * k + 1];
     copy_elems((const char *)buf + pieces[2 * k] * (int64_t)ss, n, es, how, cl->ring.buf + at);

@@ -27,7 +27,7 @@ static int append(tsr__srv_runs *k, const char *p, int64_t n) {
     if (!r || !q) return TSR_ENOMEM;
     k->cap = cap;
   }
-  memcpy(k->runs + 2 * k->nruns, p, (size_t)(n * RUN_BYTES));
+  if (n) memcpy(k->runs + 2 * k->nruns, p, (size_t)(n * RUN_BYTES));
   for (int64_t r = k->nruns; r < k->nruns + n; r++) {
     if (k->runs[2 * r + 1] < k->runs[2 * r]) return TSR_EINVAL;
     k->pos[r] = r ? k->pos[r - 1] + k->runs[2 * r - 1] - k->runs[2 * r - 2] : 0;

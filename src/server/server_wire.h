@@ -50,7 +50,8 @@ typedef struct {
   /* PUT of a flat tile (index maps, box lists: the decomposition's runs,
    * plan/runs.h; start is 0 and count the global shape), data packed in run
    * order. flat 1: nruns runs (lo, hi pairs of row-major indices, ascending)
-   * follow the holes (parallel) or the header (serial), and the server keeps
+   * follow the holes (parallel) or the header as DATA messages
+   * (serial, tsr__wire_runs_per_msg), and the server keeps
    * them for (this client, decomposition `decomp`); flat 2: the server has
    * them already, none follow. Parallel: this part's data start at packed
    * position `at` (its runs, with flat 1, are appended to the kept ones). */
@@ -93,6 +94,14 @@ typedef struct {
   tsr__berr berr;
   tsr__wire_fstats fs; /* notes only */
 } tsr__wire_reply;
+
+/* Serial backends: a flat tile's runs (flat 1) follow its header as DATA
+ * messages of at most this many runs each, so that no message is larger
+ * than the servers' bound @p chunk (server_buffer_bytes/4; 0 = none). */
+static inline int64_t tsr__wire_runs_per_msg(int64_t chunk) {
+  int64_t n = chunk / (2 * (int64_t)sizeof(int64_t));
+  return chunk <= 0 ? (int64_t)1 << 26 : n > 0 ? n : 1;
+}
 
 /* Round a message part up so that the next part starts aligned. */
 static inline int64_t tsr__wire_align(int64_t n) { return (n + 15) & ~(int64_t)15; }
