@@ -14,10 +14,16 @@
  * the step. So a run resumed at step k computes exactly what an
  * uninterrupted run computes after step k, and writes the same bytes.
  *
- * Tessera cannot open the pieces of a split file (tsr_open answers
- * TSR_EFORMAT until they are joined), so a run whose history is split
- * writes its restart and input files with strategy=serial, the way WRF
- * lets io_form_restart differ from io_form_history. */
+ * A run whose history is split writes its restart and input files with
+ * strategy=serial (one file that any tool opens), the way WRF lets
+ * io_form_restart differ from io_form_history.
+ *
+ * State files are read with the read strategy (tsr_open's strategy=) that
+ * matches the run's strategy for that file, so the Input and Restart times
+ * of a run are those of its strategy: serial reads through one reader,
+ * aggregate through its aggregators, direct by every rank; a split run
+ * reads its one state file like serial, a servers run like direct. */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,14 +141,57 @@ static int check_time(bench_run *run, tsr_file *f, const char *path, int64_t ste
   return 0;
 }
 
+/* The value of strategy= in one hint group (text up to @p end), or NULL. */
+static const char *group_strategy(const char *g, const char *end, size_t *len) {
+  for (const char *k = strstr(g, "strategy"); k && k < end; k = strstr(k + 1, "strategy")) {
+    const char *v = k + strlen("strategy");
+    while (*v == ' ') v++;
+    if (*v != '=' || (k > g && k[-1] != ':' && k[-1] != ' ' && k[-1] != ',')) continue;
+    for (v++; *v == ' '; v++) {}
+    *len = strcspn(v, ":, ");
+    return v;
+  }
+  return NULL;
+}
+
+/* tsr_open's hints for a state file: the read strategy of the strategy the
+ * run's hints give @p path (as docs/hints.md orders the groups: the
+ * unglobbed ones in order, then the first globbed one matching the name),
+ * and serial NetCDF for a path with ':' (ROMIO reads
+ * "dir/wrfrst_d01_2026-01-01_00:03:00" as a file on the file system
+ * "dir/wrfrst_d01_2026-01-01_00" and PnetCDF then cannot find it). */
+static void state_read_hints(const bench_run *run, const char *path, char *out, size_t n) {
+  const char *h = run->effective_hints, *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char strat[32] = "";
+  for (int pass = 0; pass < 2; pass++) /* unglobbed groups, then the first matching glob */
+    for (const char *g = h; *g;) {
+      const char *end = g + strcspn(g, ",");
+      size_t first = strcspn(g, ":,"), len = 0;
+      int has_glob = memchr(g, '=', first) == NULL && first > 0;
+      char glob[256];
+      snprintf(glob, sizeof glob, "%.*s", (int)first, g);
+      int applies = pass == 0 ? !has_glob
+                              : has_glob && (fnmatch(glob, base, 0) == 0 || fnmatch(glob, path, 0) == 0);
+      const char *v = applies ? group_strategy(g, end, &len) : NULL;
+      if (v) snprintf(strat, sizeof strat, "%.*s", (int)len, v);
+      g = *end ? end + 1 : end;
+      if (pass == 1 && applies) break;
+    }
+  const char *read = strcmp(strat, "serial") == 0 || strcmp(strat, "split") == 0 ? "serial"
+                     : strcmp(strat, "aggregate") == 0                          ? "aggregate"
+                     : strcmp(strat, "direct") == 0                             ? "direct"
+                                                                                 : "";
+  snprintf(out, n, "%s%s%s%s", strchr(path, ':') ? "backend=netcdf" : "",
+           strchr(path, ':') && read[0] ? ":" : "", read[0] ? "strategy=" : "", read);
+}
+
 int bench_state_read(bench_run *run, const char *path, int restart) {
   double t0 = MPI_Wtime(), blocked0 = run->tm.blocked_s;
   tsr_file *f = NULL;
-  /* ROMIO reads "dir/wrfrst_d01_2026-01-01_00:03:00" as a file on the file
-   * system "dir/wrfrst_d01_2026-01-01_00" and PnetCDF then cannot find it;
-   * serial NetCDF has no such prefixes. (Writing works: Tessera writes under
-   * a temporary name.) */
-  int rc = tsr_open(run->ctx, path, strchr(path, ':') ? "backend=netcdf" : NULL, &f);
+  char hints[96];
+  state_read_hints(run, path, hints, sizeof hints);
+  int rc = tsr_open(run->ctx, path, hints, &f);
   if (rc) {
     fail(run, f, rc, "tsr_open", path);
     goto done;

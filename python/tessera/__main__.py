@@ -25,7 +25,8 @@ COMMANDS = {
     "clean": "remove the temporaries and locks that interrupted runs left behind",
     "model": "output cost model: calibrate a machine profile, predict, validate (docs/model.md)",
     "advise": "recommend a strategy and its knobs for a case from the cost model",
-    "stage": "fast-tier staging: `stage recover STAGE_DIR` finishes interrupted drains",
+    "stage": "fast-tier staging: `stage in SRC... --to DIR` before a job, `stage recover STAGE_DIR` after a crash",
+    "formats": "time serial/aggregate/servers writing CDF-2, NetCDF-4, NetCDF-4 deflate=1",
 }
 
 

@@ -8,6 +8,16 @@ and writes a restart file halfway and at the end; a second, short run resumes
 from the halfway one. The second table has the WRF I/O studies' three rows,
 Input, Output and Restart (written / read back), time per strategy.
 
+Serial, aggregate and split then run once more staged (`--stage-dir`, into
+/dev/shm by default, final files on disk; no resumed run): a table puts each
+next to its in-place run with two different figures, the model's blocked
+time and the time until the files are final (stage_table.py).
+
+Then the fastest strategy (least blocked output time) writes one history
+output in each format models ship: classic CDF-2, NetCDF-4 with deflate=1 and
+GRIB2; a table puts the files' size next to the MB/s (`tessera formats`
+repeats such runs for medians and the compression ratios).
+
 Then each strategy's plain counterpart (`tessera-bench --plain`, the same
 files without Tessera; `tessera overhead` names the pairs) runs once, also
 verified, and a last table prints the ratios Tessera / plain. One run a
@@ -21,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,11 +41,12 @@ from pathlib import Path
 from rich.console import Console
 
 from . import overhead
-from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
+from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
 from .plot import plot
 from .results import ResultsError, case_text
+from .stage_table import STAGED, format_stage_table
 from .table import format_rows, format_table
-from .textout import step
+from .textout import make_table, render, step
 
 #: strategy -> hints, in the order the table shows them. Servers take one of
 #: the ranks, so every strategy runs on the same number of processes.
@@ -44,6 +56,13 @@ STRATEGIES = {
     "aggregate": "strategy=aggregate:aggregators=2",
     "split": "strategy=split",
     "servers": "strategy=servers:io_groups=1:io_tasks=1",
+}
+
+#: format row -> hints added to the best strategy's (one history output each).
+FORMAT_ROWS = {
+    "classic CDF-2": "format=cdf2",
+    "NetCDF-4 deflate=1": "format=netcdf4:deflate=1",
+    "GRIB2": "format=grib2",
 }
 
 #: The demo case: WRF-like fields, sized to finish in a few minutes on 2 cores.
@@ -68,8 +87,13 @@ def parser() -> argparse.ArgumentParser:
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    a("--stage-dir", default="/dev/shm/tessera-demo-stage",
+      help="fast tier for the staged rows (/dev/shm/tessera-demo-stage; made, removed after)")
+    a("--no-stage", action="store_true", help="skip the staged rows")
     a("--no-plain", action="store_true",
       help="skip the runs without Tessera and the table of ratios")
+    a("--no-formats", action="store_true",
+      help="skip the best strategy's row per format (CDF-2, NetCDF-4 deflate=1, GRIB2)")
     a("--keep", action="store_true", help="keep the history, restart and input files "
                                           "(removed after each verified run to save disk)")
     return p
@@ -93,11 +117,14 @@ def restart_every(args) -> int:
     return max(1, args.steps // 2)
 
 
-def bench_args(args, name: str, out: Path, input_file: Path | None = None) -> list[str]:
+def bench_args(args, name: str, out: Path, input_file: Path | None = None,
+               label: str | None = None) -> list[str]:
+    """`label` names the run's files, log and metrics (default: the strategy)."""
+    label = label or name
     argv = case_args(args) + [
         "--steps", str(args.steps), "--output-every", str(args.output_every),
         "--restart-every", str(restart_every(args)), "--hints", STRATEGIES[name], "--check",
-        "--out", str(out / f"{name}-files"), "--json", str(out / f"{name}.json")]
+        "--out", str(out / f"{label}-files"), "--json", str(out / f"{label}.json")]
     if input_file:
         argv += ["--input", str(input_file)]
     return argv
@@ -215,6 +242,68 @@ def run_one(args, name: str, bench: str, out: Path, env: dict,
     return rec
 
 
+def run_staged(args, name: str, bench: str, out: Path, env: dict, input_file: Path) -> dict:
+    """The strategy's run again with its files staged in args.stage_dir (the
+    bench makes it and leaves it empty), verified at the final paths."""
+    label = f"{name}-staged"
+    files, log = out / f"{label}-files", out / f"{label}.log"
+    for stale in (out / f"{label}.json", log):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(files, ignore_errors=True)
+    argv = bench_args(args, name, out, input_file, label) + ["--stage-dir", args.stage_dir]
+    rc, stdout, stderr, elapsed = launch(args, bench, argv, env, log)
+    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{label}.json")
+    rec = dict(metrics, strategy=name, stage_dir=args.stage_dir, demo_status=st,
+               demo_message=msg)
+    if not args.keep:
+        shutil.rmtree(files, ignore_errors=True)
+    if st == "ok":
+        rec["demo_elapsed_s"] = round(elapsed, 3)
+    return rec
+
+
+def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_file: Path,
+                console) -> list:
+    """The staged run of every strategy in STAGED that ran in place."""
+    names = [r["strategy"] for r in records
+             if r["strategy"] in STAGED and r["demo_status"] == "ok"]
+    if args.no_stage or not names:
+        return []
+    parent = os.path.dirname(os.path.abspath(args.stage_dir))
+    if not os.path.isdir(parent):  # e.g. no /dev/shm: not a failure of the library
+        print(f"tessera demo: no staged rows: {parent} does not exist (--stage-dir DIR)")
+        return []
+    runs = []
+    for i, name in enumerate(names, 1):
+        def one(name=name):
+            t0 = time.monotonic()
+            rec = run_staged(args, name, bench, out, env, input_file)
+            if rec["demo_status"] == "ok":
+                return rec, (f"done in {time.monotonic() - t0:.1f} s: output blocked "
+                             f"{rec['output_blocked_s']:.3f} s, files final "
+                             f"{rec['drain_s']:.3f} s after the last step, verified")
+            return rec, progress(rec, time.monotonic() - t0)
+        runs.append(step(console, f"[staged {i}/{len(names)}] {name:<9} running tessera-bench "
+                                  f"--check --stage-dir {args.stage_dir} ...", one))
+    clear_stage(args.stage_dir)
+    return runs
+
+
+def clear_stage(stage_dir: str) -> None:
+    """Remove the stage once the staged runs are done: the stage-in copies of
+    wrfinput_d01 and the restart file (`<base>.<16 hex>.in`, made again from
+    their sources when needed), then the directory if that emptied it. Staged
+    output a failed run left (with its marker) stays for `tessera stage
+    recover`."""
+    try:
+        for name in os.listdir(stage_dir):
+            if re.search(r"\.[0-9a-f]{16}\.in$", name):
+                os.unlink(os.path.join(stage_dir, name))
+        os.rmdir(stage_dir)
+    except OSError:
+        pass
+
+
 def plain_args(args, method: str, out: Path) -> list[str]:
     """The same case and history outputs written without Tessera: no input,
     no restart (the plain programs write history only)."""
@@ -273,6 +362,68 @@ def plain_runs(args, bench: str, out: Path, env: dict, records: list, console) -
     return runs
 
 
+def best_strategy(records: list) -> dict | None:
+    """The run with the least blocked output time, or None."""
+    ok = [r for r in records if r["demo_status"] == "ok" and r.get("output_blocked_s")]
+    return min(ok, key=lambda r: r["output_blocked_s"]) if ok else None
+
+
+def format_runs(args, bench: str, out: Path, env: dict, best: dict, console) -> list:
+    """The best strategy's one history output in each format (step 0 only,
+    which keeps the demo's extra time to seconds); verified with --check
+    except GRIB2, which the bench cannot read back."""
+    from . import formats  # here: formats takes the demo's case and strategies from this module
+    case = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": 0, "output_every": 1,
+            "sweeps": args.sweeps}
+    runs = []
+    for i, (label, hints) in enumerate(FORMAT_ROWS.items(), 1):
+        name = "format-" + hints.split("=", 1)[1].split(":")[0]
+
+        def one(label=label, hints=hints, name=name):
+            t0 = time.monotonic()
+            rec = formats.run_format(args.mpiexec, args.np, bench, case,
+                                     f"{STRATEGIES[best['strategy']]}:{hints}", out, name, env,
+                                     args.timeout, keep=args.keep)
+            rec.update(format=label, strategy=best["strategy"])
+            if rec["demo_status"] == "ok":
+                msg = (f"done in {time.monotonic() - t0:.1f} s: output blocked "
+                       f"{rec['output_blocked_s']:.3f} s, {rec['file_bytes'] / 1e6:.1f} MB"
+                       + (", verified" if rec.get("check") == "passed" else ""))
+            elif rec["demo_status"] == "not built":
+                msg = "skipped: not built into this library"
+            else:
+                msg = f"FAILED: {rec['demo_message']}"
+            return rec, msg
+        runs.append(step(console, f"[format {i}/{len(FORMAT_ROWS)}] {label:<18} "
+                                  f"{best['strategy']} on {args.np} processes ...", one))
+    return runs
+
+
+def print_formats(runs: list) -> None:
+    """One row per format: blocked time, MB/s and the files' size."""
+    ok = [r for r in runs if r["demo_status"] == "ok"]
+    if not ok:
+        return
+    classic = next((r["file_bytes"] for r in ok if r["format"] == "classic CDF-2"), None)
+    body = []
+    for r in runs:
+        if r["demo_status"] != "ok":
+            body.append([r["format"], "-", "-", "-", "-", r["demo_status"]])
+            continue
+        size = r["file_bytes"]
+        body.append([r["format"], f"{r['output_blocked_s']:.3f}",
+                     f"{r['effective_bw'] / 1e6:.1f}", f"{size / 1e6:.1f}",
+                     f"{size / classic:.2f}" if classic else "-",
+                     "verified" if r.get("check") == "passed" else "written (not read back)"])
+    print(f"Formats: {ok[0]['strategy']} (least blocked output time above), one history "
+          f"output each (step 0); MB/s = data put / blocked time")
+    print(render(make_table(["format", "blocked s", "MB/s", "file MB", "size / CDF-2", "check"],
+                            body, right={"blocked s", "MB/s", "file MB", "size / CDF-2"})))
+    print("GRIB2 holds only the fields that have a GRIB2 parameter (docs/hints.md, format), "
+          "16-bit packed")
+    print()
+
+
 def print_ratios(args, records: list, plain: list) -> None:
     """Tessera / plain per strategy, in overhead's table (one run a side)."""
     by_side = {}
@@ -307,9 +458,8 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    if env.pop("TESSERA_HINTS", None):
+    env, had_hints = bench_env()
+    if had_hints:
         print("tessera demo: ignoring TESSERA_HINTS so that each run uses its own strategy")
     cores = os.cpu_count() or 1
     print(f"tessera demo: WRF-like case {args.nx} x {args.ny} x {args.nz}, {args.steps} steps, "
@@ -338,14 +488,18 @@ def main(argv=None) -> int:
             return rec, progress(rec, time.monotonic() - t0)
         records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
                                      f"--check on {args.np} processes ...", one))
+    staged = staged_runs(args, bench, out, env, records, input_file, console)
+    best = None if args.no_formats else best_strategy(records)
+    fmt_runs = format_runs(args, bench, out, env, best, console) if best else []
     plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console)
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
-    results.write_text(json.dumps({"runs": records, "plain_runs": plain}, indent=2) + "\n",
-                       encoding="utf-8")
+    results.write_text(json.dumps({"runs": records, "staged_runs": staged,
+                                   "format_runs": fmt_runs, "plain_runs": plain},
+                                  indent=2) + "\n", encoding="utf-8")
     ran = [r for r in records if r["demo_status"] == "ok"]
-    failed = [r for r in records + plain if r["demo_status"] == "failed"]
+    failed = [r for r in records + staged + fmt_runs + plain if r["demo_status"] == "failed"]
     print()
     case = case_text(records)
     if case:
@@ -357,12 +511,17 @@ def main(argv=None) -> int:
               f"restart files every {restart_every(args)} steps")
         print(format_rows(records, legend=True))
         print()
+    stage_text = format_stage_table(records, staged, args.stage_dir)
+    if stage_text:
+        print(stage_text)
+        print()
     if ran:
         try:
             png = plot(records, str(out / "tessera-demo.png"))
             print(f"chart: {png}")
         except (ResultsError, ImportError, OSError) as e:
             print(f"tessera demo: no chart ({e})", file=sys.stderr)
+    print_formats(fmt_runs)
     if plain:
         print_ratios(args, records, plain)
     print(f"results: {results} (logs: {out}/<strategy>.log)")
@@ -370,6 +529,7 @@ def main(argv=None) -> int:
         print(f"tessera demo: {len(failed)} run(s) failed" if failed else
               "tessera demo: no strategy ran", file=sys.stderr)
         return 1
-    verified = len(ran) + sum(r["demo_status"] == "ok" for r in plain)
+    verified = len(ran) + sum(r["demo_status"] == "ok" for r in staged + plain) + sum(
+        r.get("check") == "passed" for r in fmt_runs)
     print(f"all {verified} runs verified: every value of every file matched")
     return 0

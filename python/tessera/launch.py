@@ -42,3 +42,12 @@ def mpiexec_command(mpiexec: str, np: int) -> list[str]:
         if hasattr(os, "getuid") and os.getuid() == 0:
             cmd.append("--allow-run-as-root")
     return cmd + ["-n", str(np)]
+
+
+def bench_env() -> tuple[dict, bool]:
+    """The environment for runs that choose their own strategy: oversubscribed
+    launches allowed, TESSERA_HINTS (which would override every run's hints)
+    removed; and whether it was set."""
+    env = dict(os.environ)
+    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    return env, env.pop("TESSERA_HINTS", None) is not None

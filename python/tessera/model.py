@@ -194,8 +194,12 @@ def cmd_validate(args) -> int:
                     "output_every": args.output_every}
             for _ in range(args.repeat):
                 records += run_matrix(strategies, int_list(args.np), opts, log=print)
+                if args.save_runs:
+                    # After every repeat, so a run stopped by a time limit keeps the
+                    # repeats it finished (rerun with --records to get the table).
+                    save_records(records, args.save_runs)
             if args.save_runs:
-                print("runs:", save_records(records, args.save_runs))
+                print("runs:", args.save_runs)
         if args.calib_ranks == "ends":
             counts = sorted({int(r["ranks"]["model"]) + int(r["ranks"]["io"]) for r in records})
             calib = (counts[0], counts[-1])

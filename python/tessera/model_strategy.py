@@ -62,6 +62,7 @@ class Strategy:
     buffer_bytes: int = 128 << 20
     cb_nodes: int = -1          # -1: the profile's
     blocking: bool = False      # servers: WRF quilting's blocking hand-off (not a Tessera hint)
+    gatherv: bool = False       # serial: WRF's MPI_Gatherv per field (not a Tessera hint)
 
     @staticmethod
     def parse(hints: str) -> "Strategy":
@@ -117,6 +118,16 @@ def fan_in(m: int, nbytes: int, own: float = 0.0) -> Amounts:
     remote = max(0, m - 1) if own else m
     a.add("msg_s", remote).add("match_s", remote * (remote + 1) / 2)
     a.add("net_bw", nbytes * (1.0 - own)).add("copy_bw", nbytes)
+    return a
+
+
+def gatherv_in(m: int, nbytes: int, own: float = 0.0) -> Amounts:
+    """The root of an MPI_Gatherv getting `nbytes` from m ranks: as fan_in,
+    but every receive names its source, so MPI matches each arrival in that
+    source's own queue (Open MPI's ob1 and PSM2 keep one per peer) and no
+    arrival searches the others' receives: no m(m+1)/2 term."""
+    a = fan_in(m, nbytes, own)
+    a.pop("match_s", None)
     return a
 
 
@@ -215,7 +226,8 @@ def serial_frame(case: Case, strat: Strategy, ranks: int, px: int, py: int) -> A
     for v in case.decomposed():
         n = slab_count(v.shape, max(1, strat.slab_bytes // v.esize))
         for m, b in slab_fanins(v, n, px, py):
-            a.plus(fan_in(m, b, own if m == ranks else 0.0))
+            gather = gatherv_in if strat.gatherv else fan_in
+            a.plus(gather(m, b, own if m == ranks else 0.0))
             a.plus(stream_write(b, 1, b, 0))
         a.add("req_s", boxes(v, n))                  # one request per box of each slab
     return a.plus(replicated_write(case, 1, 1))

@@ -1,4 +1,6 @@
 """`tessera stage recover STAGE_DIR`: finish the drains a crash interrupted.
+(`tessera stage in SRC... --to DIR`, staging inputs before a job, is in
+stage_in.py.)
 
 With the `stage_dir` hint (docs/staging.md) every closed file is complete in the
 stage as `<stage>/<name>`, next to `<stage>/<name>.tessera-dest`, whose first
@@ -146,7 +148,18 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="action", required=True)
     r = sub.add_parser("recover", help="finish drains a crash interrupted")
     r.add_argument("stage_dir", metavar="STAGE_DIR")
+    i = sub.add_parser("in", help="copy input files to the fast tier before a job, "
+                                  "where tsr_open with stage_dir=DIR reads them")
+    i.add_argument("sources", metavar="SRC", nargs="+")
+    i.add_argument("--to", required=True, metavar="DIR", help="the stage (the stage_dir hint)")
     args = p.parse_args(argv)
+    if args.action == "in":
+        from . import stage_in  # imports this module: loaded on use
+        try:
+            return 1 if stage_in.run(args.sources, args.to) else 0
+        except OSError as e:
+            print(f"tessera stage in: cannot make {args.to}: {e.strerror}", file=sys.stderr)
+            return 2
     if not os.path.isdir(args.stage_dir):
         print(f"tessera stage: {args.stage_dir} is not a directory", file=sys.stderr)
         return 2

@@ -28,6 +28,7 @@ from dataclasses import replace
 
 from .tune_report import Progress, summary, table, write_outputs
 from .tune_runner import OBJECTIVES, Runner, Scratch, TrialInterrupted
+from .tune_model import make_order
 from .tune_search import SearchOptions, Tuner, TuneError
 from .tune_session import Evaluator, Session
 from .tune_space import (ALL_STRATEGIES, RunShape, SpaceError, build_space,
@@ -39,7 +40,7 @@ DEFAULTS = {
     "budget": 20, "repeat": 5, "objective": "wall", "space": None, "strategies": None,
     "ranks_for_servers": 0, "trial_timeout": None, "keep": 2, "finalists": 3,
     "min_gain": 0.02, "scratch": None, "baseline": "", "fixed": "", "files": "",
-    "run_in_scratch": False, "ranks": 0, "stage_dir": "",
+    "run_in_scratch": False, "ranks": 0, "stage_dir": "", "model": "",
 }
 
 EPILOG = """\
@@ -87,6 +88,8 @@ def parser() -> argparse.ArgumentParser:
     a("--ranks", type=int, help="model ranks, when the command writes no statistics")
     a("--stage-dir", metavar="DIR", help="a fast tier trials may stage into: adds the knobs "
                                          "stage (off/on) and stage_min_bytes")
+    a("--model", metavar="PROFILE", help="order the search by the cost model with this "
+                                        "machine profile (docs/model.md): predicted best first")
     a("--no-plot", action="store_true", help="skip tune.png")
     a("--quiet", action="store_true", help="no progress output")
     return p
@@ -166,6 +169,7 @@ def main(argv=None) -> int:
     try:
         check_options(o)
         make_space = space_factory(o)
+        model = make_order(o["model"], command, o["objective"]) if o["model"] else None
     except (SpaceError, OSError) as exc:
         say(f"tessera tune: {exc}")
         return 2
@@ -197,7 +201,8 @@ def main(argv=None) -> int:
                    replay=replay, progress=progress)
     sopts = SearchOptions(repeat=o["repeat"], keep=o["keep"], finalists=o["finalists"],
                           min_gain=o["min_gain"], trial_timeout=o["trial_timeout"],
-                          ranks=o["ranks"], server_ranks=o["ranks_for_servers"])
+                          ranks=o["ranks"], server_ranks=o["ranks_for_servers"],
+                          model=model)
     tuner = Tuner(ev, make_space, command, sopts, say=progress.note)
 
     def on_term(signum, frame):

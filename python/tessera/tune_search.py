@@ -16,6 +16,10 @@
    of its ratio to the default lies wholly above 1.0 (tune_stats), otherwise
    the verdict is that no configuration is measurably better than the default.
 
+With --model (tune_model.ModelOrder) the strategy pass runs the strategies in
+order of predicted cost, each from its predicted-best knobs, and the coordinate
+search measures its queued moves predicted best first.
+
 Everything here is deterministic given the figures the runs return; that is
 what lets --resume replay a saved session (tune_session).
 """
@@ -44,6 +48,7 @@ class SearchOptions:
     trial_timeout: float | None = None
     ranks: int = 0              # fallback when the run writes no statistics record
     server_ranks: int = 0
+    model: object = None        # tune_model.ModelOrder (--model): predicted best first
 
 
 def guess_ranks(command: list) -> int:
@@ -105,6 +110,8 @@ class CoordinateSearch:
                     arrow = "up" if d > 0 else "down" if d < 0 else "->"
                     why = f"{reason}: {knob} {arrow} {self.space.knobs[knob].fmt(value)}"
                     queue.append((cfg, why, (knob, d)))
+        if self.opts.model is not None:
+            queue = self.opts.model.order(self.space, queue, cfg_of=lambda q: q[0])
         self.queue = queue
 
     def _better(self, trial: Trial) -> bool:
@@ -177,6 +184,8 @@ class Tuner:
                          small_file_bytes=st.get("small_file_bytes", 0))
         ev.space = self.make_space(shape)
         self.default = t
+        if self.opts.model is not None:
+            self.opts.model.bind(shape, run)
         return t
 
     def strategy_pass(self) -> list:
@@ -184,8 +193,15 @@ class Tuner:
         ev, space = self.ev, self.ev.space
         default_strategy = (first_ok(self.default).stats or {}).get("strategy")
         ranked = []
-        for s in space.strategies:
+        model = self.opts.model
+        order = model.order(space, list(space.strategies), space.start_config) if model \
+            else space.strategies
+        if model:
+            self.say("model order: " + " < ".join(order))
+        for s in order:
             cfg = space.start_config(s)
+            if model:
+                cfg = model.best_start(space, cfg, self.opts.min_gain)
             if s == default_strategy and not space.baseline and cfg.settings == ():
                 # The default already ran this strategy with library defaults.
                 ranked.append((ev.trial_cost(self.default), s, cfg, self.default))

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/read_plan.h"
 
 void tsr__decomp_free_extra(tsr_decomp *d) {
   if (d->canon) tsr_decomp_free(&d->canon);
@@ -356,6 +357,14 @@ int tsr__decomp_pack(tsr_file *f, const tsr_decomp *d, size_t esize, const void 
   return 0;
 }
 
+void tsr__decomp_unpack(const tsr_decomp *d, size_t es, const void *packed, void *buf) {
+  if (d->my_elems == 0) return;
+  if (d->ordered) copy_ordered(d, es, buf, (void *)packed, 1);
+  else if (d->perm) permute(d->perm, d->my_elems, es, buf, (void *)packed, 1);
+  else if (d->spans) tsr__spans_unpack(d->spans, d->nspans, es, packed, buf);
+  else memcpy(buf, packed, (size_t)(d->my_elems * (int64_t)es));
+}
+
 /* Reading a flat decomposition runs a plan backwards: every rank reads one
  * slab of the variable (disjoint, large requests) and sends each piece of it
  * to the rank whose runs hold it. Reading each rank's covering box instead
@@ -388,19 +397,10 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   if (m[0]) return m[0];
   char *region = f->pack, *stage = region + rbytes, *recvbuf = stage + sbytes;
   char *packed = d->spans || d->perm ? recvbuf + qbytes : buf;
-  int64_t zero[TSR_MAX_DIMS] = {0};
-  int nreads = tsr__sink_parallel(sk) ? -m[1] : ex->nmybox;
-  for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
-    int r = b < ex->nmybox
-                ? tsr__sink_read(sk, varid, frame, ex->mybox[b].start, ex->mybox[b].count,
-                                 region + ex->mybox_off[b] * (int64_t)es, (tsr__memview){0})
-                : tsr__sink_read(sk, varid, frame, zero, zero, NULL, (tsr__memview){0});
-    if (!rc) rc = r;
-  }
-  int xrc = tsr__runs_run_reverse(f->ctx->comm, ex, f->ctx->rank, region, stage, recvbuf, packed);
+  rc = tsr__read_region(sk, ex, varid, frame, region, tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
+  int xrc = tsr__exchange_run_reverse(f->ctx->comm, ex, &c->tiles, region, stage, recvbuf, packed);
   if (!rc) rc = xrc;
-  if (!rc && d->perm) permute(d->perm, d->my_elems, es, buf, packed, 1);
-  else if (!rc && d->spans) tsr__spans_unpack(d->spans, d->nspans, es, packed, buf);
+  if (!rc && packed != buf) tsr__decomp_unpack(d, es, packed, buf);
   return rc;
 }
 
@@ -421,9 +421,6 @@ int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   }
   rc = tsr__sink_read(sk, varid, frame, c->tile.start, c->tile.count, f->pack, whole);
   if (rc || d->my_elems == 0) return rc;
-  if (d->ordered) copy_ordered(d, es, buf, f->pack, 1);
-  else if (d->perm) permute(d->perm, d->my_elems, es, buf, f->pack, 1);
-  else if (d->spans) tsr__spans_unpack(d->spans, d->nspans, es, f->pack, buf);
-  else memcpy(buf, f->pack, (size_t)(d->my_elems * (int64_t)es));
+  tsr__decomp_unpack(d, es, f->pack, buf);
   return 0;
 }

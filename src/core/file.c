@@ -516,5 +516,6 @@ int tsr_backend_error(const tsr_file *f, int *code, const char **message) {
 }
 
 const char *tsr_file_strategy(const tsr_file *f) {
+  if (f && f->reader) return tsr__reader_strategy(f);
   return f && f->strategy ? f->strategy->name : "";
 }

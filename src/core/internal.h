@@ -86,6 +86,11 @@ int tsr__decomp_pack(tsr_file *f, const struct tsr_decomp *d, size_t esize, cons
 int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame,
                      const struct tsr_decomp *d, void *buf);
 
+/* Get: @p packed (d->canon's elements: a file-ordered tile or runs in index
+ * order) into the caller's buffer as @p d lays it out. Local. */
+void tsr__decomp_unpack(const struct tsr_decomp *d, size_t esize, const void *packed,
+                        void *buf);
+
 /* Rank r's tile as a box. */
 void tsr__decomp_tile_of(const struct tsr_decomp *d, int r, tsr__box *out);
 /* This rank's tile inside its memory box, as a backend memview (both NULL when
@@ -133,6 +138,8 @@ void tsr__file_free(tsr_file *f);
 int tsr__reader_close(tsr_file *f);
 /* Records (length of the record dimension) of a file opened for reading. */
 int64_t tsr__reader_records(const tsr_file *f);
+/* The read strategy tsr_open's hints named ("" without one). */
+const char *tsr__reader_strategy(const tsr_file *f);
 
 /* Agree on a file's status; the backend message of the lowest failing rank
  * is copied to every rank's handle. */

@@ -1,25 +1,32 @@
-/* Reading: tsr_open and tsr_get, for restart files and for verification.
+/* Reading: tsr_open and tsr_get, for input, restart files and verification.
  *
- * A file opened for reading has no strategy: there is nothing to gather or
- * rearrange, because every rank reads its own tile straight from the file
- * through the backend (a parallel one: one collective read per call; a serial
- * one: every rank opens the file itself and reads independently). The API
- * pattern is the one of file.c: check locally, agree, work, agree. */
+ * By default (and with strategy=direct) every rank reads its own tile
+ * straight from the file through the backend (a parallel one: one collective
+ * read per call; a serial one: every rank opens the file itself and reads
+ * independently). strategy=serial or aggregate in tsr_open's hints lets a few
+ * readers open the file and run the write plans backwards (read_plan.c).
+ * The API pattern is the one of file.c: check locally, agree, work, agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/read_plan.h"
 #include "tier/stage_in.h"
 
 struct tsr__reader {
   tsr__sink sink;
   int64_t nrecs; /* records in the file when it was opened */
+  tsr__readers who; /* the read strategy: who opens the file */
 };
 
 /* The registry's reading default prefers a parallel backend: one collective
  * read per call instead of every rank opening the file on its own. */
 static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
+  if (f->reader->who.kind == TSR__READ_SPLIT) { /* the pieces choose theirs (read_split.c) */
+    f->backend = &tsr__split_reader;
+    return 0;
+  }
   const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read(f->path);
   int rc = tsr__backend_find(name, &f->backend);
   if (rc) {
@@ -74,6 +81,7 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
     f->reader = calloc(1, sizeof *f->reader);
     rc = f->reader ? 0 : TSR_ENOMEM;
     char msg[sizeof f->berr.message] = "";
+    if (!rc) rc = tsr__readers_choose(f, hints, &f->reader->who, msg, sizeof msg);
     if (!rc) rc = choose_backend(f, msg, sizeof msg);
     if (rc) {
       f->berr.code = rc;
@@ -86,24 +94,33 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
      * so either every rank holds the file or none does; a serial one is
      * opened by every rank on its own. */
     tsr__sink *sk = &f->reader->sink;
+    tsr__readers *who = &f->reader->who;
     tsr__file_sink(f, sk);
-    MPI_Comm comm = tsr__sink_parallel(sk) ? ctx->comm : MPI_COMM_SELF;
+    agreed = tsr__readers_setup(f, tsr__sink_parallel(sk), who);
     /* stage_dir: read a copy in the fast tier, made once per node. */
     char *local = NULL;
-    rc = f->hints.stage_dir[0] ? tsr__stage_in(ctx->comm, path, f->hints.stage_dir, &local,
-                                               f->berr.message, sizeof f->berr.message)
-                               : 0;
-    if (!rc) rc = tsr__sink_open(sk, comm, local ? local : path, &f->schema);
+    rc = agreed || !f->hints.stage_dir[0] || who->kind == TSR__READ_SPLIT /* no one file */
+             ? 0
+             : tsr__stage_in(ctx->comm, path, f->hints.stage_dir, &local, f->berr.message,
+                             sizeof f->berr.message);
+    if (!agreed) {
+      if (!rc && who->mine) rc = tsr__sink_open(sk, who->comm, local ? local : path, &f->schema);
+      if (!rc && who->mine) f->reader->nrecs = tsr__sink_num_records(sk);
+      agreed = tsr__file_agree(f, rc);
+    }
     free(local);
-    if (!rc) rc = refuse_split_piece(&f->schema, path, f->berr.message, sizeof f->berr.message);
-    if (!rc) f->reader->nrecs = tsr__sink_num_records(sk);
-    agreed = tsr__file_agree(f, rc);
+    /* Readers only: the first one's schema goes to every rank. */
+    if (!agreed) agreed = tsr__file_agree(f, tsr__readers_share(f, who, &f->reader->nrecs));
+    if (!agreed)
+      agreed = tsr__file_agree(
+          f, refuse_split_piece(&f->schema, path, f->berr.message, sizeof f->berr.message));
     /* Every rank that holds the file closes it: all of them, or (serial)
      * each on its own, so the collective close cannot hang. The agreed
      * message is kept, not the close's. */
     if (agreed) {
       sk->berr = NULL;
       tsr__sink_close(sk);
+      tsr__readers_free(who);
     }
   }
   ctx->stats.blocked_s += tsr__now() - t0;
@@ -134,6 +151,8 @@ static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_deco
 
 static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
   tsr__sink *sk = &f->reader->sink;
+  if (f->reader->who.kind == TSR__READ_SERIAL || f->reader->who.kind == TSR__READ_AGGREGATE)
+    return tsr__readers_get(f, sk, &f->reader->who, varid, frame, d, buf);
   const tsr__memview whole = {0};
   if (!d) { /* replicated: the whole frame of the variable on every rank */
     int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
@@ -165,9 +184,12 @@ int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *bu
 
 int tsr__reader_close(tsr_file *f) {
   int rc = tsr__sink_close(&f->reader->sink);
+  tsr__readers_free(&f->reader->who);
   free(f->reader);
   f->reader = NULL;
   return rc;
 }
 
 int64_t tsr__reader_records(const tsr_file *f) { return f->reader ? f->reader->nrecs : 0; }
+
+const char *tsr__reader_strategy(const tsr_file *f) { return f->reader ? f->reader->who.name : ""; }

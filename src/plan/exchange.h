@@ -57,4 +57,13 @@ int tsr__exchange_run(MPI_Comm comm, const tsr__exchange *ex, const tsr__tiles *
                       const void *src, void *sendbuf, void *stage, void *region,
                       const void *fill, int alltoall);
 
+/* Run it backwards, for reading (plan/exchange_reverse.c): each writer's
+ * region (read from the file) goes back to the ranks whose tiles hold it.
+ * stage holds ex->stage_bytes (writers), recvbuf ex->send_bytes; dst is the
+ * caller's memory over the tiles' memory box (box tiles) or the runs packed
+ * in index order (flat tiles, ex->flat). Collective over @p comm
+ * (point-to-point). */
+int tsr__exchange_run_reverse(MPI_Comm comm, const tsr__exchange *ex, const tsr__tiles *d,
+                              const void *region, void *stage, void *recvbuf, void *dst);
+
 #endif

@@ -81,11 +81,4 @@ int tsr__runs_build_phases(const tsr__tiles *t, const tsr__layout *L, size_t esi
  * agrees); *holes lists this rank's slab's unowned runs (lo, hi pairs). */
 int tsr__runs_check(const tsr__tiles *t, int *overlap, int64_t **holes, int64_t *nholes);
 
-/* Run a flat exchange backwards, for reading: every writer's region (read
- * from the file) goes back to the ranks whose runs it holds. stage holds
- * ex->stage_bytes and recvbuf ex->send_bytes; packed receives this rank's
- * runs in index order. Collective over @p comm (point-to-point). */
-int tsr__runs_run_reverse(MPI_Comm comm, const tsr__exchange *ex, int me, const void *region,
-                          void *stage, void *recvbuf, void *packed);
-
 #endif

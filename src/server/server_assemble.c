@@ -1,6 +1,7 @@
-/* Serial backends: a PUT round on the group root. Every model rank sent a
- * header (its tile), then one piece per slab box its tile meets, in the
- * order of the shared slab walk (server_slabs.h). The root takes every
+/* Serial backends: a PUT round on the group root; whole-levels backends
+ * (GRIB2): the same on every task of the group, for its own levels. Every
+ * model rank sent a header (its tile), then one piece per slab box its tile
+ * meets, in the order of the shared slab walk (server_slabs.h). The root takes every
  * header first, then assembles box by box: it receives from each client only
  * the piece that falls in the box (straight into the slab when the piece is
  * contiguous there), fills points no client owns with the fill value, and
@@ -124,8 +125,12 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
       if (r) keep = 0;
     }
     if (!keep) continue;
-    int drain_err = 0; /* the sink's one rule; serial backends rarely buffer */
-    rc = tsr__sink_drain_if_needed(&sf->sink, MPI_COMM_SELF, belems * (int64_t)es, 0, &drain_err);
+    /* The sink's one rule; serial backends rarely buffer. A whole-levels
+     * file flushes (collectively) after the round instead. */
+    int drain_err = 0;
+    if (!sf->levels)
+      rc = tsr__sink_drain_if_needed(&sf->sink, MPI_COMM_SELF, belems * (int64_t)es, 0,
+                                     &drain_err);
     if (!rc) rc = drain_err;
     if (!rc)
       rc = tsr__sink_write(&sf->sink, varid, h0->frame, box->start, box->count, s->slab.p,
@@ -171,7 +176,8 @@ static int keep_header(tsr__srv_server *s, int m, int64_t **runs) {
 /* Every header (and runs) of the round is in: write it, or drop its pieces. */
 static int assemble_round(tsr__srv_server *s, tsr__srv_file *sf, int64_t *const *runs, int kerr) {
   int M = s->L.M;
-  int err = sf->status ? sf->status : kerr;
+  /* A whole-levels task with an error not yet agreed drops its round too. */
+  int err = sf->status ? sf->status : sf->levels && sf->lerr ? sf->lerr : kerr;
   for (int m = 0; m < M && !err; m++) err = s->hdrs[m].err;
   const tsr__layout *L = NULL;
   const tsr__wire_hdr *h0 = &s->hdrs[0];
@@ -182,7 +188,7 @@ static int assemble_round(tsr__srv_server *s, tsr__srv_file *sf, int64_t *const 
     tsr__var_shape(&sf->schema, h0->varid, shape);
     /* The clients cut their tiles along the same layout (same shape, type
      * and slab_bytes), so pieces arrive in the order the boxes are walked. */
-    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, h0->nd, shape, es,
+    err = tsr__srv_slabs_of(&sf->slabs, h0->varid, s->t, h0->nd, shape, es,
                             tsr__srv_slab_bytes(sf->hints.slab_bytes, s->chunk), &L);
   }
   if (err) {
@@ -196,9 +202,11 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
   int M = s->L.M, rc = 0, kerr = 0;
   int64_t **runs = calloc((size_t)M, sizeof *runs);
   if (!runs) kerr = TSR_ENOMEM;
-  for (int m = 0; m < M && !rc; m++) {
-    /* Model rank 0's header came with the op; the others' follow. */
-    if (m > 0) rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_HDR, &s->in);
+  /* The first client's header came with the op (model rank 0's on the
+   * root): kept first, then the others', in model order. */
+  for (int i = 0; i < M && !rc; i++) {
+    int m = i == 0 ? s->blo : i <= s->blo ? i - 1 : i;
+    if (i > 0) rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_HDR, &s->in);
     if (rc) break;
     if (!runs) memcpy(&s->hdrs[m], s->in.p, sizeof s->hdrs[m]);
     int k = runs ? keep_header(s, m, runs) : 0;

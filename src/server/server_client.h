@@ -49,9 +49,10 @@ typedef struct tsr__server_client tsr__srv_client;
 /* A file written through the servers, on a model rank (tsr_file.sdata). */
 typedef struct {
   int id, group, parallel;
+  int levels; /* whole-levels backend (GRIB2): every task writes whole levels */
   int server; /* wcomm rank this rank sends the file's data to */
   int first;  /* 1: this rank sends the file's control messages to it */
-  tsr__srv_slabs slabs; /* serial backends: the root's slab layout, per variable */
+  tsr__srv_slabs slabs; /* serial and whole-levels: the slab layouts, per variable */
   int stream;           /* frames_per_outfile stream, or -1 */
   int64_t frames;       /* record frames put so far (highest + 1) */
 } tsr__srv_cfile;
@@ -80,14 +81,16 @@ static inline size_t tsr__srv_wire_size(size_t es, int how) {
   return how == TSR__HOW_DOUBLES ? sizeof(double) : es;
 }
 /* ---- server_handoff_runs.c: a flat tile (index map, box list: d->tiles.flat,
- * its buffer packed in run order) goes with its runs, to a parallel
- * backend's server in parts of at most the servers' message bound, or to a
- * serial root as the runs plus one piece per slab box. ---- */
+ * its buffer packed in run order) goes with its runs the first time, to a
+ * parallel backend's server in parts of at most the servers' message bound,
+ * or to a serial root (whole levels: every task) as [runs] plus one piece per
+ * slab box. ---- */
 int tsr__srv_handoff_runs(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hdr *h,
                           const struct tsr_decomp *d, const void *buf, size_t es, int how);
+/* Serial (and whole levels: task @p t of the group, wcomm rank @p dest). */
 int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
-                                tsr__wire_hdr *h, const struct tsr_decomp *d, const void *buf,
-                                size_t es, int how);
+                                const tsr__wire_hdr *h0, const struct tsr_decomp *d,
+                                const void *buf, size_t es, int how, int t, int dest);
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                             const void *buf, int64_t bytes);
 /* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL). */

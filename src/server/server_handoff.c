@@ -121,14 +121,18 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
 
 /* Serial backends: the root assembles the variable slab by slab, so the tile
  * goes out as a header plus one piece per slab box it meets, in the order of
- * the shared slab walk. */
+ * the shared slab walk. Whole levels: the same to every task @p t of the
+ * group (wcomm rank @p dest), for the boxes of its levels; a header also
+ * where the tile meets none, since every task takes one from every client. */
 static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
-                      tsr__wire_hdr *h, const tsr_decomp *d, const void *buf, size_t es, int how) {
+                      const tsr__wire_hdr *h0, const tsr_decomp *d, const void *buf, size_t es,
+                      int how, int t, int dest) {
   size_t ws = tsr__srv_wire_size(es, how); /* the slabs are the file's: element size es */
+  tsr__wire_hdr hh = *h0, *h = &hh;
   const tsr__layout *L;
-  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, d->ndims, d->gsize, es,
+  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, t, d->ndims, d->gsize, es,
                              tsr__srv_slab_bytes(hints->slab_bytes, cl->chunk), &L);
-  if (rc) return tsr__srv_send_failed(cl, h, rc, cf->server);
+  if (rc) return tsr__srv_send_failed(cl, h, rc, dest);
   int nb = tsr__srv_slab_count(L);
   int64_t len = tsr__wire_align(sizeof *h), maxpiece = 0;
   tsr__box x;
@@ -139,18 +143,34 @@ static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints 
       if (n > maxpiece) maxpiece = n;
       h->npieces++;
     }
-  if (maxpiece > INT_MAX) return tsr__srv_send_failed(cl, h, TSR_ETOOBIG, cf->server);
+  if (maxpiece > INT_MAX) return tsr__srv_send_failed(cl, h, TSR_ETOOBIG, dest);
   int64_t off = tsr__ring_reserve(&cl->ring, len);
-  if (off < 0) return tsr__srv_send_failed(cl, h, TSR_ENOMEM, cf->server);
+  if (off < 0) return tsr__srv_send_failed(cl, h, TSR_ENOMEM, dest);
   memcpy(cl->ring.buf + off, h, sizeof *h);
-  rc = tsr__ring_send(&cl->ring, off, sizeof *h, cf->server, TSR__WIRE_TAG_HDR);
+  rc = tsr__ring_send(&cl->ring, off, sizeof *h, dest, TSR__WIRE_TAG_HDR);
   int64_t at = off + tsr__wire_align(sizeof *h);
   for (int b = 0; b < nb && !rc && h->npieces; b++) {
     if (!tsr__srv_slab_piece(L, b, d->ndims, &d->tile, &x)) continue;
     int64_t n = tsr__box_elems(d->ndims, &x) * (int64_t)ws;
     copy_part(d, &x, buf, es, how, cl->ring.buf + at);
-    rc = tsr__ring_send(&cl->ring, at, n, cf->server, TSR__WIRE_TAG_DATA);
+    rc = tsr__ring_send(&cl->ring, at, n, dest, TSR__WIRE_TAG_DATA);
     at += tsr__wire_align(n);
+  }
+  return rc;
+}
+
+/* Whole levels: the tile's pieces to every task of the group, in task order
+ * (each task's stream from this client stays in op order). */
+static int put_levels(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
+                      const tsr__wire_hdr *h, const tsr_decomp *d, const void *buf, size_t es,
+                      int how) {
+  int rc = 0;
+  for (int t = 0; t < cl->L.T; t++) {
+    int dest = tsr__srv_server_rank(&cl->L, cf->group, t);
+    int r = d->tiles.flat /* index maps, box lists: server_handoff_runs.c */
+                ? tsr__srv_handoff_run_pieces(cl, cf, hints, h, d, buf, es, how, t, dest)
+                : put_pieces(cl, cf, hints, h, d, buf, es, how, t, dest);
+    if (r && !rc) rc = r; /* the other tasks still get their round */
   }
   return rc;
 }
@@ -170,11 +190,14 @@ int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hin
       h.start[i] = 0;
       h.count[i] = d->gsize[i];
     }
-    return cf->parallel ? tsr__srv_handoff_runs(cl, cf, &h, d, buf, esize, how)
-                        : tsr__srv_handoff_run_pieces(cl, cf, hints, &h, d, buf, esize, how);
   }
+  if (cf->levels) return put_levels(cl, cf, hints, &h, d, buf, esize, how);
+  if (d->tiles.flat)
+    return cf->parallel ? tsr__srv_handoff_runs(cl, cf, &h, d, buf, esize, how)
+                        : tsr__srv_handoff_run_pieces(cl, cf, hints, &h, d, buf, esize, how, 0,
+                                                      cf->server);
   return cf->parallel ? put_whole(cl, cf, &h, d, buf, esize, how)
-                      : put_pieces(cl, cf, hints, &h, d, buf, esize, how);
+                      : put_pieces(cl, cf, hints, &h, d, buf, esize, how, 0, cf->server);
 }
 
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,

@@ -180,18 +180,19 @@ static int cut_pieces(const tsr_decomp *d, const tsr__layout *L, int64_t *pieces
 }
 
 int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
-                                tsr__wire_hdr *h, const tsr_decomp *d, const void *buf,
-                                size_t es, int how) {
+                                const tsr__wire_hdr *h0, const tsr_decomp *d, const void *buf,
+                                size_t es, int how, int t, int dest) {
   size_t ws = tsr__srv_wire_size(es, how), ss = src_size(es, how);
+  tsr__wire_hdr hh = *h0, *h = &hh;
   const tsr__layout *L;
-  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, d->ndims, d->gsize, es,
+  int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, t, d->ndims, d->gsize, es,
                              tsr__srv_slab_bytes(hints->slab_bytes, cl->chunk), &L);
   int64_t *pieces = rc ? NULL : malloc(2 * sizeof(int64_t) * (size_t)(tsr__srv_slab_count(L) + 1));
   if (!rc && !pieces) rc = TSR_ENOMEM;
   if (!rc) rc = cut_pieces(d, L, pieces, &h->npieces);
   h->nruns = d->tiles.nruns;
   h->decomp = (int64_t)d->id;
-  h->flat = was_sent(cl, d->id, cf->server) ? 2 : 1;
+  h->flat = was_sent(cl, d->id, dest) ? 2 : 1;
   /* The runs (flat 1) go as DATA messages of at most `per` runs. */
   int64_t per = tsr__wire_runs_per_msg(cl->chunk), nr = h->flat == 1 ? h->nruns : 0;
   int64_t len = tsr__wire_align(sizeof *h);
@@ -204,22 +205,22 @@ int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const t
   if (!rc && off < 0) rc = TSR_ENOMEM;
   if (rc) {
     free(pieces);
-    return tsr__srv_send_failed(cl, h, rc, cf->server);
+    return tsr__srv_send_failed(cl, h, rc, dest);
   }
   memcpy(cl->ring.buf + off, h, sizeof *h);
-  rc = tsr__ring_send(&cl->ring, off, sizeof *h, cf->server, TSR__WIRE_TAG_HDR);
+  rc = tsr__ring_send(&cl->ring, off, sizeof *h, dest, TSR__WIRE_TAG_HDR);
   int64_t at = off + tsr__wire_align(sizeof *h);
   for (int64_t r = 0; r < nr && !rc; r += per) {
     int64_t bytes = (nr - r < per ? nr - r : per) * RUN_BYTES;
     memcpy(cl->ring.buf + at, d->tiles.runs + 2 * r, (size_t)bytes);
-    rc = tsr__ring_send(&cl->ring, at, bytes, cf->server, TSR__WIRE_TAG_DATA);
+    rc = tsr__ring_send(&cl->ring, at, bytes, dest, TSR__WIRE_TAG_DATA);
     at += tsr__wire_align(bytes);
   }
-  if (!rc && h->flat == 1) note_sent(cl, d->id, cf->server);
+  if (!rc && h->flat == 1) note_sent(cl, d->id, dest);
   for (int k = 0; k < h->npieces && !rc; k++) {
     int64_t n = pieces[2 * k + 1];
     copy_elems((const char *)buf + pieces[2 * k] * (int64_t)ss, n, es, how, cl->ring.buf + at);
-    rc = tsr__ring_send(&cl->ring, at, n * (int64_t)ws, cf->server, TSR__WIRE_TAG_DATA);
+    rc = tsr__ring_send(&cl->ring, at, n * (int64_t)ws, dest, TSR__WIRE_TAG_DATA);
     at += tsr__wire_align(n * (int64_t)ws);
   }
   free(pieces);

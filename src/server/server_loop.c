@@ -80,10 +80,16 @@ int tsr__srv_serve(tsr__srv_server *s) {
     run(s, &(tsr__wire_hdr){.op = TSR__WIRE_CLOSE, .file = id});
   /* Staged files (stage_dir) reach their final paths before the model may
    * end: a server process has no tsr_finalize that would wait for them. */
-  int drc = tsr__drain_finish_local(NULL);
+  tsr__drain_totals dt;
+  int drc = tsr__drain_finish_local(&dt);
   if (!rc) rc = drc;
   tsr__wire_reply fin;
   memset(&fin, 0, sizeof fin);
+  fin.drain_files = dt.files;
+  fin.drain_bytes = dt.bytes;
+  fin.drain_failed = dt.failed;
+  fin.drain_busy_s = dt.busy_s;
+  fin.drain_wait_s = dt.wait_s;
   reply(s, ACK_FIRST_CLIENT, TSR__WIRE_FINAL, -1, rc, &fin);
   tsr__tp_reap(&s->tp, &s->out, 1);
   free(s->hdrs);

@@ -1,6 +1,8 @@
 /* Serial backends: the group root writes each variable slab box by slab box.
+ * Whole-levels backends (GRIB2): every task of the group does so for its own
+ * part of the variable, whole levels cut as aggregate cuts them.
  * Both sides must see the same boxes in the same order (a client sends one
- * piece per box its tile meets, the root receives them in that order), so
+ * piece per box its tile meets, the server receives them in that order), so
  * both use this one walk. The boxes are the plan engine's serial layout
  * (tsr__layout_chunks with slab_bytes, as strategy=serial), built from
  * what both sides know: the variable's shape, element size and hints. */
@@ -12,18 +14,20 @@
 
 #include "plan/layout.h"
 
-/* One layout per variable of a file, built on first use. */
+/* One layout per variable (and task) of a file, built on first use. */
 typedef struct {
   int nvars;
+  int tasks; /* 0: the root's slabs of the whole variable; T: each task's whole levels */
   tsr__layout *lay;
 } tsr__srv_slabs;
 
-int tsr__srv_slabs_init(tsr__srv_slabs *sl, int nvars);
+int tsr__srv_slabs_init(tsr__srv_slabs *sl, int nvars, int tasks);
 void tsr__srv_slabs_free(tsr__srv_slabs *sl);
-/* The slab layout of variable @p varid, @p nd dims of @p shape, elements of
- * @p esize bytes, slabs of at most @p slab_bytes. */
-int tsr__srv_slabs_of(tsr__srv_slabs *sl, int varid, int nd, const int64_t shape[], size_t esize,
-                      int64_t slab_bytes, const tsr__layout **out);
+/* The slab layout of variable @p varid (task @p t's part when sl->tasks > 0),
+ * @p nd dims of @p shape, elements of @p esize bytes, slabs of at most
+ * @p slab_bytes. */
+int tsr__srv_slabs_of(tsr__srv_slabs *sl, int varid, int t, int nd, const int64_t shape[],
+                      size_t esize, int64_t slab_bytes, const tsr__layout **out);
 /* The slab size both sides use: slab_bytes, or less when the servers' memory
  * is bounded (@p chunk: the largest message a server accepts, 0 = none). */
 static inline int64_t tsr__srv_slab_bytes(int64_t slab_bytes, int64_t chunk) {

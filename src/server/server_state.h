@@ -18,6 +18,7 @@
  * and the sink through which every backend request goes. */
 typedef struct tsr__srv_file {
   int id, parallel;
+  int levels; /* whole-levels backend (GRIB2): this task assembles its own levels */
   int status; /* sticky: the file failed (agreed in the group for parallel files) */
   int lerr;   /* parallel: a local error not yet agreed in the group */
   char *path;
@@ -26,7 +27,7 @@ typedef struct tsr__srv_file {
   tsr__fstats st;
   tsr__berr berr;
   tsr__sink sink;
-  tsr__srv_slabs slabs; /* serial: the slab layout of each variable */
+  tsr__srv_slabs slabs; /* serial, levels: the slab layout of each variable */
   double first_put;     /* MPI_Wtime when the file's first data arrived, 0 before */
   struct tsr__srv_file *next;
 } tsr__srv_file;
@@ -85,11 +86,12 @@ double tsr__srv_writer_total(const tsr__srv_server *s);
  * which only fail at agreed points. */
 void tsr__srv_fail(tsr__srv_file *sf, int code);
 
-/* ---- server_assemble.c: a serial PUT round on the group root. ---- */
-/* Receive every client's header (the first is in s->in) and pieces of the
- * round and write the variable slab box by slab box through @p sf's sink;
- * when the file already failed, or a client could not hand its tile over,
- * the pieces are received and dropped. Returns the first error. */
+/* ---- server_assemble.c: a PUT round of a serial file on the group root,
+ * or of a whole-levels file on every task. ---- */
+/* Receive every client's header (the first client's is in s->in) and pieces
+ * of the round and write the variable slab box by slab box through @p sf's
+ * sink; when the file already failed, or a client could not hand its tile
+ * over, the pieces are received and dropped. Returns the first error. */
 int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf);
 
 /* ---- server_runs.c: flat tiles (PUT with flat set). ---- */

@@ -44,7 +44,8 @@ typedef struct {
   int32_t err;      /* PUT/PUTG: the client failed to hand its data over (ENOMEM, ETOOBIG) */
   int32_t nholes;   /* PUT (parallel): hole boxes after the header (model rank 0; flat: each its share) */
   int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
-  int32_t parallel; /* OPEN: the file's backend is parallel (every server writes) */
+  int32_t parallel; /* OPEN: 1 the file's backend is parallel (every server writes);
+                     * 2 also whole levels: every server assembles its own levels */
   int32_t nparts;   /* PUT (parallel): messages of this client's tile in this round (0 = 1) */
   int32_t wire_f64; /* PUT: the data are doubles of a float variable; the server converts */
   /* PUT of a flat tile (index maps, box lists: the decomposition's runs,
@@ -92,6 +93,10 @@ typedef struct {
   int32_t outputs, pad_;
   double span_s, life_s;
   tsr__berr berr;
+  /* FINAL: the server's drains of staged files (stage_dir), for the
+   * model's `TESSERA stage:` statistics. */
+  int64_t drain_files, drain_bytes, drain_failed;
+  double drain_busy_s, drain_wait_s;
   tsr__wire_fstats fs; /* notes only */
 } tsr__wire_reply;
 

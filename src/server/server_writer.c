@@ -74,7 +74,8 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   tsr__srv_file *sf = calloc(1, sizeof *sf);
   if (!sf) return TSR_ENOMEM; /* the model side will wait forever on nothing: see docs */
   sf->id = h->file;
-  sf->parallel = h->parallel;
+  sf->parallel = h->parallel != 0;
+  sf->levels = h->parallel == 2;
   double now = MPI_Wtime();
   if (s->nopen++ == 0) s->t_first_open = now;
   s->t_last_open = now;
@@ -106,7 +107,8 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
    * drain rule then drains before a round that would go past). */
   if (!rc && s->bound > 0 && sf->hints.buffer_bytes > s->bound / 2)
     sf->hints.buffer_bytes = s->bound / 2;
-  if (!rc && !sf->parallel) rc = tsr__srv_slabs_init(&sf->slabs, sf->schema.nvars);
+  if (!rc && (!sf->parallel || sf->levels))
+    rc = tsr__srv_slabs_init(&sf->slabs, sf->schema.nvars, sf->levels ? s->L.T : 0);
   if (ops) tsr__sink_init(&sf->sink, ops, &sf->hints, &sf->st, &sf->berr);
   if (sf->parallel) {
     rc = tsr__agree(s->gcomm, rc);
@@ -214,6 +216,20 @@ static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
   }
 }
 
+/* A whole-levels PUT round: this task assembles and writes its levels, then
+ * every task flushes (collective: the backend agrees where each task's
+ * messages go, after those of the lower tasks), so the file holds the puts
+ * in order, as aggregate's writers leave it. A task whose round failed
+ * flushes too, so nobody waits; its error is agreed at the next flush or
+ * close of the file. */
+static void put_levels(tsr__srv_server *s, tsr__srv_file *sf) {
+  int rc = tsr__srv_assemble(s, sf);
+  if (rc && !sf->lerr) sf->lerr = rc;
+  if (sf->status) return; /* agreed before: every task skips together */
+  rc = tsr__sink_flush(&sf->sink);
+  if (rc && !sf->lerr) sf->lerr = rc;
+}
+
 int tsr__srv_put(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r) {
   (void)r;
   tsr__srv_file *sf = find(s, h->file);
@@ -222,7 +238,9 @@ int tsr__srv_put(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r)
     return TSR_ESTATE;
   }
   if (sf->first_put == 0) sf->first_put = MPI_Wtime();
-  if (sf->parallel) {
+  if (sf->levels) {
+    put_levels(s, sf);
+  } else if (sf->parallel) {
     put_parallel(s, sf);
   } else {
     int rc = tsr__srv_assemble(s, sf);

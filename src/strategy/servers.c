@@ -14,6 +14,7 @@
 #include "server/server_client.h"
 #include "server/servers.h"
 #include "strategy/strategy.h"
+#include "tier/drain.h"
 
 /* The model rank's task in every group, and whether it is its first client. */
 static void my_server(const tsr__srv_client *cl, int g, int parallel, int *server, int *first) {
@@ -55,7 +56,7 @@ static int pack_open(tsr_file *f, const tsr__srv_cfile *cf, int64_t *off, int64_
   if (!rc && *off < 0) rc = TSR_ENOMEM;
   if (!rc) {
     char *p = cl->ring.buf + *off;
-    tsr__wire_hdr h = {.op = TSR__WIRE_OPEN, .file = cf->id, .parallel = cf->parallel,
+    tsr__wire_hdr h = {.op = TSR__WIRE_OPEN, .file = cf->id, .parallel = cf->levels ? 2 : cf->parallel,
                        .len_path = lpath, .len_schema = (int64_t)plen};
     snprintf(h.backend, sizeof h.backend, "%s", f->backend->name);
     memcpy(p, &h, sizeof h);
@@ -77,11 +78,15 @@ static int v_enddef(tsr_file *f) {
   cf->id = cl->next_file++;
   cf->group = tsr__srv_pick_group(cl, f->path, &f->hints, f->ctx->comm, &cf->stream);
   if (cf->group < 0) return TSR_EMPI;
-  /* A task's clients' tiles are no whole levels: a whole_levels backend
-   * (GRIB2) is written by the group root alone. */
-  cf->parallel = f->backend->parallel && !f->backend->whole_levels;
+  /* A task's clients' tiles are no whole levels: with a whole_levels backend
+   * (GRIB2) every client sends each task the part of its tile that falls in
+   * the task's whole levels (server_slabs.h), and the tasks append their
+   * messages at agreed offsets, as aggregate's writers do. */
+  cf->parallel = f->backend->parallel;
+  cf->levels = f->backend->parallel && f->backend->whole_levels;
   my_server(cl, cf->group, cf->parallel, &cf->server, &cf->first);
-  if (!cf->parallel) rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars);
+  if (!cf->parallel || cf->levels)
+    rc = tsr__srv_slabs_init(&cf->slabs, f->schema.nvars, cf->levels ? cl->L.T : 0);
   if (!rc && cl->m == 0)
     rc = tsr__srv_track_open(cl, cf->id, cf->group, cf->parallel ? cl->L.T : 1, stats_on(),
                              f->path);
@@ -299,6 +304,12 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
     tsr__wire_reply r;
     rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
     if (!rc) tsr__srv_sizing_add(cl, g, &r);
+    /* Each server acknowledges one first client: counted once. */
+    if (!rc)
+      tsr__drain_add_remote(&(tsr__drain_totals){.files = r.drain_files, .bytes = r.drain_bytes,
+                                                 .failed = r.drain_failed,
+                                                 .busy_s = r.drain_busy_s,
+                                                 .wait_s = r.drain_wait_s});
   }
   tsr__berr berr = {0, ""};
   if (cl->m == 0 && !rc) {

@@ -39,6 +39,7 @@ static struct {
   int urgent; /* a wait is on: the drain runs at normal priority */
   job *head, *tail;
   tsr__drain_totals tot;
+  tsr__drain_totals remote; /* I/O servers' drains heard by this rank */
   char first_msg[512];
 } D = {.mu = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER};
 
@@ -296,6 +297,16 @@ void tsr__drain_get_totals(tsr__drain_totals *t) {
   pthread_mutex_unlock(&D.mu);
 }
 
+void tsr__drain_add_remote(const tsr__drain_totals *t) {
+  pthread_mutex_lock(&D.mu);
+  D.remote.files += t->files;
+  D.remote.bytes += t->bytes;
+  D.remote.failed += t->failed;
+  if (t->busy_s > D.remote.busy_s) D.remote.busy_s = t->busy_s;
+  if (t->wait_s > D.remote.wait_s) D.remote.wait_s = t->wait_s;
+  pthread_mutex_unlock(&D.mu);
+}
+
 /* Counted from one tsr_finalize to the next, so a process that initialises
  * Tessera twice reports each run's own drains. */
 static void stop_and_reset(tsr__drain_totals *out, char *msg, size_t msglen) {
@@ -309,8 +320,15 @@ static void stop_and_reset(tsr__drain_totals *out, char *msg, size_t msglen) {
   D.running = 0;
   D.tid = 0;
   *out = D.tot;
+  /* Servers' drains ran in other processes, in parallel with this one's. */
+  out->files += D.remote.files;
+  out->bytes += D.remote.bytes;
+  out->failed += D.remote.failed;
+  if (D.remote.busy_s > out->busy_s) out->busy_s = D.remote.busy_s;
+  if (D.remote.wait_s > out->wait_s) out->wait_s = D.remote.wait_s;
   snprintf(msg, msglen, "%s", D.first_msg);
   memset(&D.tot, 0, sizeof D.tot);
+  memset(&D.remote, 0, sizeof D.remote);
   D.first_msg[0] = '\0';
   pthread_mutex_unlock(&D.mu);
 }

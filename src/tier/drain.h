@@ -58,4 +58,11 @@ int tsr__drain_finalize(MPI_Comm comm);
 
 void tsr__drain_get_totals(tsr__drain_totals *t);
 
+/* A model rank that heard an I/O server's FINAL acknowledgement adds the
+ * server's drain totals (tsr__drain_finish_local on the server), so that
+ * tsr__drain_finalize reports the servers' drains with the model's: files,
+ * bytes and failures add up; busy and wait times count as this rank's
+ * longest (the model waited for them in tsr_finalize). */
+void tsr__drain_add_remote(const tsr__drain_totals *t);
+
 #endif

@@ -31,9 +31,9 @@ static int errno_code(int e) {
   return e == ENOSPC || e == EDQUOT || e == EFBIG ? TSR_ENOSPC : e == ENOMEM ? TSR_ENOMEM : TSR_EACCES;
 }
 
-/* FNV-1a over the final path: two destinations with the same base name get
- * different staged names. */
-static uint64_t path_hash(const char *p) {
+uint64_t tsr__stage_path_hash(const char *p) {
+  /* FNV-1a with an offset basis one digit short of the published one; the
+   * names only need to agree with `tessera stage in` (stage_in.py). */
   uint64_t h = 1469598103934665603ull;
   for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
   return h;
@@ -71,7 +71,7 @@ int tsr__stage_name(MPI_Comm comm, const char *stage_dir, const char *final, cha
     if (!copy) rc = TSR_ENOMEM;
     else {
       int w = snprintf(name, sizeof name, "%s/%s.%016llx-%ld-%u", stage_dir, basename(copy),
-                       (unsigned long long)path_hash(final), (long)getpid(), seq++);
+                       (unsigned long long)tsr__stage_path_hash(final), (long)getpid(), seq++);
       free(copy);
       if (w < 0 || (size_t)w + sizeof TSR__DEST_SUFFIX + sizeof TSR__STAGE_TMP_SUFFIX >= sizeof name) {
         snprintf(msg, msglen, "stage: staged name for %s is too long", final);

@@ -55,6 +55,11 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
 int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
                       char *msg, size_t msglen);
 
+/* The hash in staged names (FNV-1a of a path; 64 bits): the final path's in
+ * staged output, so two destinations with one base name differ; the input's
+ * resolved path in stage-in copies (`tessera stage in` computes the same). */
+uint64_t tsr__stage_path_hash(const char *p);
+
 /* A 64-bit checksum of a byte stream, updated in pieces (the drain verifies
  * every copy with it). Not cryptographic: it catches short, torn or
  * misplaced copies, which is what a copy can get wrong. */

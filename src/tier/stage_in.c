@@ -14,14 +14,9 @@
 #include "core/agree.h"
 #include "tessera.h"
 #include "tier/drain.h"
+#include "tier/stage.h"
 
 #define COPY_BUF ((size_t)4 << 20)
-
-static uint64_t path_hash(const char *p) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  return h;
-}
 
 static int same_version(const struct stat *a, const struct stat *b) {
   return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
@@ -50,13 +45,20 @@ static int copy_in(const char *path, const char *local, char *msg, size_t msglen
 int tsr__stage_in(MPI_Comm comm, const char *path, const char *stage_dir, char **local,
                   char *msg, size_t msglen) {
   *local = NULL;
-  char *copy = strdup(path);
-  size_t n = strlen(stage_dir) + strlen(path) + 40;
+  /* Named after the resolved path, so that `./in.nc`, `in.nc` and its
+   * absolute path share one copy, and `tessera stage in` (stage_in.py, the
+   * same name) prepares the very copy this open reuses. A path that does not
+   * resolve keeps its own name; copy_in reports it missing. */
+  char *real = realpath(path, NULL);
+  const char *key = real ? real : path;
+  char *copy = strdup(key);
+  size_t n = strlen(stage_dir) + strlen(key) + 40;
   char *name = malloc(n);
   int rc = copy && name ? 0 : TSR_ENOMEM;
   if (!rc) snprintf(name, n, "%s/%s.%016llx.in", stage_dir, basename(copy),
-                    (unsigned long long)path_hash(path));
+                    (unsigned long long)tsr__stage_path_hash(key));
   free(copy);
+  free(real);
   MPI_Comm node = MPI_COMM_NULL;
   int me = 0;
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)

@@ -7,7 +7,8 @@
 #include <stddef.h>
 
 /* Collective over @p comm. One rank per node (MPI_Comm_split_type SHARED)
- * copies @p path to `<stage_dir>/<base>.<hash of path>.in` unless a copy with
+ * copies @p path to `<stage_dir>/<base>.<hash>.in` (base name and FNV-1a hash
+ * of the resolved path, as `tessera stage in` names it) unless a copy with
  * the source's size and modification time is already there (rsync's quick
  * check: a later open, or another job on the node, reuses it); the others
  * wait for it, so the source is read once per node, not once per rank (the

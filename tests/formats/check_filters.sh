@@ -1,7 +1,8 @@
 #!/bin/sh
 # The storage a netCDF-4 file asked for is what NetCDF reports: write with
 # test_formats on two ranks (collective, compressed in parallel), then grep
-# `ncdump -hs` for the chunk shapes, filters and quantization of the hints.
+# `ncdump -hs` for the chunk shapes, filters and quantization of the hints;
+# then a server group of two tasks, which must both write (compressing).
 # usage: check_filters.sh MPIEXEC "MPIEXEC_FLAGS" TEST_FORMATS NCDUMP DIR
 set -u
 mpiexec=$1 flags=$2 prog=$3 ncdump=$4 dir=$5
@@ -37,5 +38,26 @@ expect "$f" 'v_float:_QuantizeBitRoundNumberOfSignificantBits = 12 ;'
 expect "$f" 'v_double:_QuantizeBitRoundNumberOfSignificantBits = 12 ;'
 expect "$f" 'v_int:_QuantizeBitRound' absent # integers are never quantized
 expect "$f" 'v_float:_DeflateLevel = 2 ;'
+# Server groups: both tasks of io_tasks=2 write, each compressing its own
+# clients' tiles (collective HDF5 filters), no gather to the root. The
+# statistics file names the writers.
+st="$dir/nc4z-servers.stats"
+rm -f "$st"
+# shellcheck disable=SC2086 # flags are words
+if ! TESSERA_STATS_FILE="$st" $mpiexec $flags -n 4 "$prog" "$dir" nc4z-servers \
+    > "$dir/nc4z-servers.log" 2>&1; then
+  cat "$dir/nc4z-servers.log"
+  echo "FAIL: test_formats nc4z-servers"
+  fail=$((fail + 1))
+fi
+f="$dir/fmt_nc4z-servers_np4.nc"
+expect "$f" 'v_double:_DeflateLevel = 1 ;'
+expect "$f" 'v_float:_ChunkSizes = 1, 1, 4, 8 ;'
+if grep -q '"writers": 2, "writer_ranks": \[2, 3\], "writers_on": "io_servers"' "$st"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: $st: the two server tasks (ranks 2 and 3) are not both writers"
+fi
 echo "check_filters: $pass passed, $fail failed"
 [ $fail = 0 ]

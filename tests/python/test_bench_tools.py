@@ -111,9 +111,10 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_NOT_BUILT", "servers")
     monkeypatch.setenv("TESSERA_HINTS", "strategy=serial")  # the demo must ignore it
     out = tmp_path / "demo"
+    stage = tmp_path / "shm-stage"
     rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
                     str(FIX / "fake_mpiexec.sh"), "--out", str(out), "--nx", "20", "--ny", "16",
-                    "--nz", "5"])
+                    "--nz", "5", "--stage-dir", str(stage)])
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "[1/5] serial" in text and "[5/5] servers" in text
@@ -142,14 +143,70 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert re.search(r"^aggregate\s+pnetcdf\s+4( \(oversubscribed\))?\s+1\.200\s+1\.400\s+0\.86", text, re.M)
     plain = json.loads((out / "results.json").read_text())["plain_runs"]
     assert [r["strategy"] for r in plain] == ["plain-gather", "plain-pnetcdf", "plain-split"]
-    assert "all 7 runs verified" in text
+    # Serial, aggregate and split again, staged: each next to its in-place run,
+    # blocked time and the time until the files are final in two columns
+    # (the stand-in: staged blocked = weight / 2 + drain, drain = weight / 4).
+    assert "[staged 1/3] serial" in text and "[staged 3/3] split" in text
+    assert f"--stage-dir {stage}" in (out / "serial-staged.log").read_text()
+    assert not stage.exists()  # made by the bench, removed once empty
+    staged = json.loads((out / "results.json").read_text())["staged_runs"]
+    assert [(r["strategy"], r["demo_status"]) for r in staged] == [
+        ("serial", "ok"), ("aggregate", "ok"), ("split", "ok")]
+    assert f"Staged into {stage}, final files on disk" in text
+    lines = text.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("strategy") and "final after s" in ln)
+    assert lines[head].split()[:8] == ["strategy", "written", "blocked", "s", "while", "running",
+                                       "s", "final"]
+    rows = [ln.split() for ln in lines[head + 2:head + 8]]
+    assert rows[0] == ["serial", "in", "place", "4.000", "3.900", "0.100"]
+    assert rows[1] == ["serial", "staged", "3.000", "2.000", "1.000", "0.75"]
+    assert rows[3] == ["aggregate", "staged", "0.900", "0.600", "0.300", "0.75"]
+    assert rows[4] == ["split", "in", "place", "0.700", "0.600", "0.100"]
+    assert "final after: from the end of the last step until" in text
+    # The fastest strategy (split, in the stand-in) writes one history output per
+    # format; the stand-in's files hold 4, 1.2 and 2 bytes per value.
+    assert "[format 1/3] classic CDF-2      split on 4 processes ... done" in text
+    assert re.search(r"^classic CDF-2\s+0\.700\s+\S+\s+0\.0\s+1\.00\s+verified$", text, re.M), text
+    assert re.search(r"^NetCDF-4 deflate=1\s+1\.050\s+\S+\s+0\.0\s+0\.30\s+verified$", text, re.M)
+    assert re.search(r"^GRIB2\s+1\.400\s+\S+\s+0\.0\s+0\.50\s+written \(not read back\)$",
+                     text, re.M)
+    fmts = json.loads((out / "results.json").read_text())["format_runs"]
+    assert [(r["format"], r["file_bytes"]) for r in fmts] == [
+        ("classic CDF-2", 6400), ("NetCDF-4 deflate=1", 1920), ("GRIB2", 3200)]
+    assert "--check" not in (out / "format-grib2.log").read_text()  # NetCDF cannot read it
+    assert "format=netcdf4:deflate=1 --out" in (out / "format-netcdf4.log").read_text()
+    assert not (out / "format-cdf2-files").exists()
+    # 4 strategies, 3 staged, 3 plain runs, 2 formats read back (GRIB2 is not).
+    assert "all 12 runs verified" in text
+
+
+def test_demo_skips_staged_rows_without_the_tier(tmp_path, capsys):
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
+                    "split", "--no-plain", "--stage-dir", str(tmp_path / "none" / "stage")])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert f"tessera demo: no staged rows: {tmp_path / 'none'} does not exist" in text
+    assert "[staged" not in text and "Staged into" not in text
+    assert json.loads((tmp_path / "results.json").read_text())["staged_runs"] == []
+
+
+def test_demo_without_format_rows(tmp_path, capsys):
+    rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
+                    str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
+                    "serial", "--no-plain", "--no-formats", "--no-stage"])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "[format" not in text and "Formats:" not in text
+    assert json.loads((tmp_path / "results.json").read_text())["format_runs"] == []
+    assert "all 1 runs verified" in text
 
 
 def test_demo_prints_the_studies_three_rows(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_NOT_BUILT", "servers")
     rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
                     str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--nx", "20", "--ny",
-                    "16", "--nz", "5", "--strategies", "serial,split,servers"])
+                    "16", "--nz", "5", "--strategies", "serial,split,servers", "--no-stage"])
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "the WRF I/O studies' rows: runs from wrfinput_d01, restart files every 30 steps" in text
@@ -168,7 +225,7 @@ def test_demo_reports_a_failed_resume(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_FAIL_RESUMED", "split")
     rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
                     str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
-                    "serial,split"])
+                    "serial,split", "--stage-dir", str(tmp_path / "stage")])
     captured = capsys.readouterr()
     assert rc == 1
     assert ("FAILED: resumed from wrfrst_d01_2026-01-01_00_30_00: exit 1: check: FAILED"
@@ -191,7 +248,7 @@ def test_demo_reports_a_failed_run(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_FAIL", "split")
     rc = demo.main(["--bench", str(FIX / "fake_bench.py"), "--mpiexec",
                     str(FIX / "fake_mpiexec.sh"), "--out", str(tmp_path), "--strategies",
-                    "serial,split"])
+                    "serial,split", "--stage-dir", str(tmp_path / "stage")])
     captured = capsys.readouterr()
     assert rc == 1
     assert "FAILED: exit 1: check: FAILED" in captured.out

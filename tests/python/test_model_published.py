@@ -26,13 +26,17 @@ def test_irma_parallel_methods_within_goal(irma_result):
             assert abs(p["err_pct"]) <= 30.0, p
 
 
-def test_irma_serial_known_gap(irma_result):
-    """Serial NetCDF: right at 648 cores, over-predicted beyond 1296 (the
-    published times fall from 1317 s to 886 s and rise again; the model's
-    flat fan-in only rises). Kept as a test so a change shows up."""
+def test_irma_serial_follows_gatherv(irma_result):
+    """Serial NetCDF (WRF's MPI_Gatherv, receives by source): flat in the core
+    count, so within the goal at 648 and 4608 cores and at 9216 (outside the
+    compared range); the published dip at 1296 and 2592 (886 s, 881 s, then
+    1871 s at 4608 and 1846 s at 9216) is not a function of the core count and
+    stays over-predicted. Kept as a test so a change shows up."""
     err = {p["cores"]: p["err_pct"] for p in irma_result["points"] if p["method"] == "serial"}
-    assert abs(err[648]) <= 30.0
-    assert all(err[c] > 30.0 for c in (1296, 2592, 4608))
+    assert abs(err[648]) <= 30.0 and abs(err[4608]) <= 30.0
+    assert all(err[c] > 30.0 for c in (1296, 2592))
+    free = [p for p in irma_result["points"] if not p["fitted"]]
+    assert sum(abs(p["err_pct"]) <= 30.0 for p in free) == 8
 
 
 def test_irma_right_winner_at_every_core_count(irma_result):

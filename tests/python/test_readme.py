@@ -8,61 +8,18 @@ shell setup and is applied to every block after it. $HOME is a scratch
 directory, so `cmake --install ... --prefix $HOME/...` stays inside the test.
 Skipped when the build tree the README names (build/) has not been built.
 """
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
-BENCH = ROOT / "build" / "apps" / "bench" / "tessera-bench"
-VENV_TESSERA = ROOT / ".venv" / "bin" / "tessera"
+from doc_blocks import (BUILT, README, WHY_NOT_BUILT, run_block, runnable_blocks,
+                        sh_blocks)
 
-pytestmark = pytest.mark.skipif(
-    not (BENCH.is_file() and VENV_TESSERA.is_file()),
-    reason="README commands need build/ (make build) and .venv (make venv)")
-
-
-def sh_blocks(text: str) -> list:
-    """The ```sh blocks, each as a list of logical commands (continuations joined)."""
-    blocks = []
-    for body in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M):
-        cmds, cur = [], ""
-        for line in body.splitlines():
-            if not cur and (not line.strip() or line.lstrip().startswith("#")):
-                continue
-            if line.endswith("\\"):
-                cur += line[:-1] + " "
-                continue
-            cmds.append((cur + line).strip())
-            cur = ""
-        blocks.append(cmds)
-    return blocks
-
-
-def not_run(cmd: str):
-    """Why a command is not run here, or None."""
-    if re.match(r"make\s+(demo|test)\b", cmd):
-        return "make demo/test: the suite and the demo themselves"
-    if re.search(r"(^|\s)srun\s", cmd) and not shutil.which("srun"):
-        return "srun: no Slurm here"
-    return None
+pytestmark = pytest.mark.skipif(not BUILT, reason=WHY_NOT_BUILT)
 
 
 def plan():
-    blocks = sh_blocks(README.read_text())
-    setup, runs = [], []
-    for i, cmds in enumerate(blocks):
-        if cmds and all(c.startswith("export ") for c in cmds):
-            setup += cmds
-            continue
-        todo = [c for c in cmds if not_run(c) is None]
-        if todo:
-            runs.append((i, list(setup), todo))
-    return blocks, runs
+    return sh_blocks(README.read_text()), runnable_blocks(README, setup_from_file=True)
 
 
 def test_readme_has_the_commands_we_expect():
@@ -92,20 +49,7 @@ def home(tmp_path_factory):
 def test_readme_block_runs_as_written(index, home):
     _, runs = plan()
     i, setup, cmds = runs[index]
-    script = "set -euo pipefail\n" + "\n".join(setup + cmds) + "\n"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "TESSERA_HINTS", "LD_LIBRARY_PATH")}
-    env["HOME"] = str(home)
-    before = set(ROOT.glob("tessera-tune-*"))
-    proc = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
-    for d in set(ROOT.glob("tessera-tune-*")) - before:
-        shutil.rmtree(d)   # the tuner's outputs, written in the current directory
-    assert proc.returncode == 0, (f"README block {i} failed:\n{script}\n--- stdout\n"
-                                  f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}")
-    out = proc.stdout
-    if any("--check" in c for c in cmds):
-        assert "check: passed" in out
+    out = run_block(f"README block {i}", setup, cmds, home)
     if any(c.endswith("tessera --version") for c in cmds):
         assert re.search(r"^tessera \d+\.\d+\.\d+$", out, re.M)
     if any("tessera tune" in c for c in cmds):

@@ -25,7 +25,7 @@ static const tsr_test_var VARS[] = {
 };
 enum { NVARS = sizeof VARS / sizeof VARS[0], V_TIMES = 4 };
 
-static int nranks;
+static int nranks, nranks_saved;
 static const char *dir;
 /* The files the errors scenarios open: a serial file, a split file. */
 static char serial_path[512], split_path[512];
@@ -159,6 +159,9 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, decomps
   float fill = -999.0f;
   TSR_CHECK_OK(tsr_put_att(f, 0, "_FillValue", TSR_FLOAT, 1, &fill));
   TSR_CHECK_OK(tsr_put_att(f, TSR_GLOBAL, "TITLE", TSR_CHAR, 7, "tessera"));
+  if (strstr(hints, "split")) /* pieces are laid out for each variable's tile */
+    for (int v = 0; v < NVARS; v++)
+      if (VARS[v].nd > 0) TSR_CHECK_OK(tsr_def_var_decomp(f, v, W->d[shape_of(&VARS[v])]));
   TSR_CHECK_OK(tsr_enddef(f));
   for (int t = 0; t < NT; t++)
     for (int v = 0; v < NVARS; v++) {
@@ -244,6 +247,14 @@ static void check_ids(tsr_file *f) {
 }
 
 static const char *const BACKENDS[] = {"netcdf", "pnetcdf"};
+/* Read strategies (tsr_open's strategy=): every rank its own tile (none,
+ * direct), one reader in slabs of 1 KiB (several per 3-D field), two
+ * aggregators; and what tsr_file_strategy answers for each. */
+static const char *const READS[] = {"", "strategy=direct", "strategy=serial:slab_bytes=1k",
+                                    "strategy=aggregate:aggregators=2"};
+static const char *const READ_NAMES[] = {"", "direct", "serial", "aggregate"};
+enum { NREADS = sizeof READS / sizeof READS[0] };
+static const char *const SPLIT_READS[] = {"strategy=split"}, *const SPLIT_NAMES[] = {"split"};
 
 /* The file of @p strategy (written by rows), read back with every built
  * backend through every decomposition kind; for serial also with the default
@@ -262,9 +273,15 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     goto out;
   }
   TSR_CHECK_OK(rc);
-  for (size_t b = 0; b < sizeof BACKENDS / sizeof BACKENDS[0]; b++) {
-    snprintf(hints, sizeof hints, "backend=%s", BACKENDS[b]);
-    tsr_test_case("%s", BACKENDS[b]);
+  /* Split pieces read only as pieces (strategy=split), the others every way. */
+  int split = strcmp(strategy, "split") == 0;
+  const char *const *reads = split ? SPLIT_READS : READS, *const *names = split ? SPLIT_NAMES : READ_NAMES;
+  size_t nreads = split ? 1 : NREADS;
+  for (size_t rb = 0; rb < nreads * sizeof BACKENDS / sizeof BACKENDS[0]; rb++) {
+    size_t b = rb / nreads, rs = rb % nreads;
+    snprintf(hints, sizeof hints, "backend=%s%s%s", BACKENDS[b], reads[rs][0] ? ":" : "",
+             reads[rs]);
+    tsr_test_case("%s", hints);
     tsr_file *f = NULL;
     rc = tsr_open(ctx, path, hints, &f);
     if (rc == TSR_ENOTBUILT) { /* shown as the skip of errors-<backend> */
@@ -275,16 +292,39 @@ static void round_trip(tsr_ctx *ctx, const char *strategy) {
     TSR_CHECK_OK(rc);
     if (rc) continue;
     check_ids(f);
-    TSR_CHECK_EQ_STR(tsr_file_strategy(f), "");
+    TSR_CHECK_EQ_STR(tsr_file_strategy(f), names[rs]);
     for (int k = 0; k < K_NKINDS; k++) {
       if (k == K_COLS_EMPTY && nranks == 1) continue;
       char label[160];
-      snprintf(label, sizeof label, "%s/%s/%s/np%d", strategy, BACKENDS[b], kind_name[k], nranks);
+      snprintf(label, sizeof label, "%s/%s/%s/np%d", strategy, hints, kind_name[k], nranks);
       read_and_compare(f, &R[k], label);
     }
     read_replicated(f, path);
     TSR_CHECK_OK(tsr_close(&f));
     TSR_CHECK_NULL(f);
+  }
+  if (split && tsr_test_rank() == 0) {
+    /* The pieces of every rank, read by rank 0 alone: the reader's rank
+     * count is not the writer's. */
+    tsr_test_case("split alone");
+    tsr_ctx *one = NULL;
+    MPI_Comm self = MPI_COMM_NULL;
+    TSR_CHECK_OK(tsr_init(MPI_COMM_SELF, NULL, &one, &self));
+    tsr_file *f = NULL;
+    TSR_CHECK_OK(tsr_open(one, path, "strategy=split", &f));
+    if (f) {
+      decomps A = {0};
+      nranks_saved = nranks;
+      nranks = 1; /* decompositions of the one-rank context */
+      TSR_CHECK_OK(make_decomps(one, K_HALO, &A));
+      read_and_compare(f, &A, "split/alone/halo");
+      read_replicated(f, "split/alone");
+      free_decomps(&A);
+      nranks = nranks_saved;
+    }
+    TSR_CHECK_OK(tsr_close(&f));
+    TSR_CHECK_OK(tsr_finalize(&one));
+    MPI_Comm_free(&self);
   }
   if (strcmp(strategy, "serial") == 0) {
     /* The default backend (no hint) reads too. */
@@ -312,17 +352,51 @@ static void write_split(tsr_ctx *ctx, const char *path) {
   TSR_CHECK_OK(tsr_def_dim(f, "west_east", NX, &dx));
   TSR_CHECK_OK(tsr_def_var(f, "HGT", TSR_FLOAT, 2, (int[]){dy, dx}, &v));
   TSR_CHECK_OK(tsr_def_var_decomp(f, v, d));
+  /* Replicated, over a dimension the tiles cut: its pieces name the whole
+   * extent south_north_t1 (a twin), which a reader folds back. */
+  int vl;
+  TSR_CHECK_OK(tsr_def_var(f, "LAT", TSR_INT, 1, &dy, &vl));
   TSR_CHECK_OK(tsr_enddef(f));
   float *buf = calloc((size_t)(ct[0] * ct[1] + 1), sizeof *buf);
+  for (int64_t j = 0; j < ct[0]; j++)
+    for (int64_t i = 0; i < ct[1]; i++) buf[j * ct[1] + i] = (float)((st[0] + j) * NX + i);
   TSR_CHECK_OK(tsr_put(f, v, 0, d, buf));
+  int32_t lat[NY];
+  for (int j = 0; j < NY; j++) lat[j] = 100 + j;
+  TSR_CHECK_OK(tsr_put_global(f, vl, 0, lat));
   TSR_CHECK_OK(tsr_close(&f));
   free(buf);
   tsr_decomp_free(&d);
 }
 
-static void open_errors(tsr_ctx *ctx, const char *backend) {
-  char hints[64], path[600];
-  snprintf(hints, sizeof hints, "backend=%s", backend);
+/* The split fixture read back as one file: dimensions folded, the tiled
+ * and the replicated variable whole on every rank. */
+static void read_split_fixture(tsr_ctx *ctx, const char *path) {
+  tsr_file *f = NULL;
+  TSR_CHECK_OK(tsr_open(ctx, path, "strategy=split", &f));
+  if (!f) return;
+  int ndims = 0, nvars = 0, id;
+  int64_t len = 0;
+  TSR_CHECK_OK(tsr_inq(f, &ndims, &nvars, NULL, NULL));
+  TSR_CHECK_EQ_INT(ndims, 2);
+  TSR_CHECK_EQ_INT(nvars, 2);
+  TSR_CHECK_OK(tsr_inq_dimid(f, "south_north", &id));
+  TSR_CHECK_OK(tsr_inq_dim(f, id, NULL, &len));
+  TSR_CHECK_EQ_INT(len, NY);
+  float hgt[NY * NX];
+  int32_t lat[NY];
+  int64_t bad = 0;
+  TSR_CHECK_OK(tsr_get(f, 0, 0, NULL, hgt));
+  for (int g = 0; g < NY * NX; g++) bad += hgt[g] != (float)g;
+  TSR_CHECK_OK(tsr_get(f, 1, 0, NULL, lat));
+  for (int j = 0; j < NY; j++) bad += lat[j] != 100 + j;
+  TSR_CHECK_EQ_INT(bad, 0);
+  TSR_CHECK_OK(tsr_close(&f));
+}
+
+static void open_errors(tsr_ctx *ctx, const char *backend, const char *read) {
+  char hints[96], path[600];
+  snprintf(hints, sizeof hints, "backend=%s%s%s", backend, read[0] ? ":" : "", read);
   tsr_file *f = (tsr_file *)&f; /* must come back NULL */
 
   /* A file that does not exist. */
@@ -365,9 +439,35 @@ static void open_errors(tsr_ctx *ctx, const char *backend) {
   f = (tsr_file *)&f;
   TSR_CHECK_RC(tsr_open(ctx, path, tsr_test_rank() == nranks - 1 ? "backend=nosuch" : hints, &f), TSR_EHINT);
   TSR_CHECK_NULL(f);
+  /* Strategies that cannot read, and a serial reader that is no rank. */
+  const char *no_read[] = {"strategy=servers", "strategy=serial:writer=99",
+                           "strategy=aggregate:aggregators=2:stride=99"};
+  for (int i = 0; i < (nranks > 1 ? 3 : 2); i++) { /* one rank: aggregators are clamped to 1 */
+    char h[160];
+    snprintf(h, sizeof h, "backend=%s:%s", backend, no_read[i]);
+    f = (tsr_file *)&f;
+    TSR_CHECK_RC(tsr_open(ctx, path, h, &f), TSR_EHINT);
+    TSR_CHECK_NULL(f);
+    TSR_CHECK_EQ_INT(strstr(tsr_last_error(), i == 0 ? "strategy=servers" : i == 1 ? "writer=99" : "99") != NULL, 1);
+  }
+  /* strategy=split on a file that has no pieces: piece 0 is missing. */
+  char h[160];
+  snprintf(h, sizeof h, "backend=%s:strategy=split", backend);
+  f = (tsr_file *)&f;
+  TSR_CHECK_RC(tsr_open(ctx, path, h, &f), TSR_EACCES);
+  TSR_CHECK_NULL(f);
+  TSR_CHECK_EQ_INT(strstr(tsr_last_error(), ".0000") != NULL, 1); /* the message names the piece */
+  /* and on a piece given for the base path: '<piece>.0000' is missing too. */
+  char piece[600];
+  snprintf(piece, sizeof piece, "%s.0000", split_path);
+  f = (tsr_file *)&f;
+  TSR_CHECK_RC(tsr_open(ctx, piece, h, &f), TSR_EACCES);
+  TSR_CHECK_NULL(f);
   /* A path missing on one rank only: every rank fails. Only where each rank
-   * opens on its own: MPI-IO requires the same name on every rank. */
-  if (nranks > 1 && strcmp(backend, "netcdf") == 0) {
+   * opens on its own: MPI-IO requires the same name on every rank, and with
+   * strategy=serial or aggregate only the readers look at the path. */
+  int every_rank_opens = !read[0] || strcmp(read, "strategy=direct") == 0;
+  if (nranks > 1 && strcmp(backend, "netcdf") == 0 && every_rank_opens) {
     char bad[700];
     snprintf(bad, sizeof bad, "%s%s", path, tsr_test_rank() == nranks - 1 ? ".nothere" : "");
     f = (tsr_file *)&f;
@@ -376,9 +476,9 @@ static void open_errors(tsr_ctx *ctx, const char *backend) {
   }
 }
 
-static void get_errors(tsr_ctx *ctx, const char *backend) {
-  char hints[64], path[512];
-  snprintf(hints, sizeof hints, "backend=%s", backend);
+static void get_errors(tsr_ctx *ctx, const char *backend, const char *read) {
+  char hints[96], path[512];
+  snprintf(hints, sizeof hints, "backend=%s%s%s", backend, read[0] ? ":" : "", read);
   snprintf(path, sizeof path, "%s", serial_path);
   decomps D = {0};
   TSR_CHECK_OK(make_decomps(ctx, K_COLS, &D));
@@ -474,6 +574,16 @@ static void one_strategy(const char *strategy) {
 static void serial(void) { one_strategy("serial"); }
 static void direct(void) { one_strategy("direct"); }
 static void aggregate(void) { one_strategy("aggregate"); }
+static void split(void) {
+  one_strategy("split");
+  MPI_Comm model = MPI_COMM_NULL;
+  tsr_ctx *ctx = start(&model);
+  tsr_test_path(split_path, sizeof split_path, "read_split_twin");
+  tsr_test_case("twin dimensions");
+  write_split(ctx, split_path);
+  read_split_fixture(ctx, split_path);
+  stop(ctx, &model);
+}
 
 /* The open and get errors of one backend, on a serial file and a split file
  * of this scenario's own. */
@@ -497,10 +607,13 @@ static void backend_errors(const char *backend) {
   } else {
     TSR_CHECK_OK(rc);
     TSR_CHECK_OK(tsr_close(&f));
-    tsr_test_case("open");
-    open_errors(ctx, backend);
-    tsr_test_case("get");
-    get_errors(ctx, backend);
+    /* The same errors through every read strategy. */
+    for (int i = 0; i < NREADS; i++) {
+      tsr_test_case("open %s", READS[i]);
+      open_errors(ctx, backend, READS[i]);
+      tsr_test_case("get %s", READS[i]);
+      get_errors(ctx, backend, READS[i]);
+    }
   }
   tsr_test_case("%s", "");
   stop(ctx, &model);
@@ -513,6 +626,7 @@ static const tsr_test_scenario SCENARIOS[] = {
     {"serial", serial, 0},
     {"direct", direct, 0},
     {"aggregate", aggregate, 0},
+    {"split", split, 0},
     {"errors-netcdf", errors_netcdf, 0},
     {"errors-pnetcdf", errors_pnetcdf, 0},
 };

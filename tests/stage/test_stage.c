@@ -26,6 +26,15 @@
  *                         (the file is staged), tsr_finalize is TSR_ENOSPC on
  *                         every rank, the staged file and its marker remain,
  *                         byte-identical to an unstaged twin, no final name.
+ *   prestage_write        writes DIR/prestaged.nc (stage_in_cli.sh then runs
+ *   prestage_read         `tessera stage in`), reads it with stage_dir=DIR/
+ *                         prestage: the values are the source's and the stage
+ *                         holds one entry (the script checks it is the CLI's
+ *                         copy, same inode);
+ *   servers_stats         strategy=servers (last rank a server) writes two
+ *                         files through a stage: the `stage` record of
+ *                         TESSERA_STATS_FILE counts the server's drains
+ *                         (2 files, their exact bytes, none failed).
  * Usage: test_stage SCENARIO DIR. Exit 77 (skip) when the strategy is not
  * built. */
 #define _DEFAULT_SOURCE /* usleep */
@@ -431,6 +440,72 @@ static int dest_full(tsr_ctx **ctx, const char *dir) {
   return 0;
 }
 
+/* DIR/prestaged.nc, read through the stage `tessera stage in` filled. */
+static int prestage(tsr_ctx **ctx, const char *dir, int write) {
+  char src[600], sdir[600], hints[900];
+  snprintf(src, sizeof src, "%s/prestaged.nc", dir);
+  snprintf(sdir, sizeof sdir, "%s/prestage", dir);
+  if (write) return write_file(*ctx, src, "strategy=serial", 64, 1);
+  snprintf(hints, sizeof hints, "stage_dir=%s", sdir);
+  read_check(*ctx, src, hints, 64, 0);
+  if (g_rank == 0) CHECK(count_entries(sdir) == 1);
+  return 0;
+}
+
+/* The value of "key": N in the line of @p path holding "record": "stage";
+ * -1 when there is none. */
+static double stage_record(const char *path, const char *key) {
+  FILE *fh = fopen(path, "r");
+  char line[4096], pat[80];
+  double v = -1;
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  while (fh && fgets(line, sizeof line, fh))
+    if (strstr(line, "\"record\": \"stage\"") && strstr(line, pat))
+      v = atof(strstr(line, pat) + strlen(pat));
+  if (fh) fclose(fh);
+  return v;
+}
+
+/* Runs its own tsr_init: the last rank serves. TESSERA_STATS_FILE is set by
+ * the CTest. */
+static int servers_stats(const char *dir) {
+  const char *stats = getenv("TESSERA_STATS_FILE");
+  char sdir[600], hints[900], path[2][600];
+  snprintf(sdir, sizeof sdir, "%s/stage_servers_np%d", dir, g_size);
+  if (g_rank == 0) {
+    empty_dir(sdir);
+    if (stats) unlink(stats);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  CHECK_RC(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=1:io_tasks=1", &ctx, &model), 0);
+  int world = g_rank;
+  if (model != MPI_COMM_NULL) { /* write_file splits rows over the model ranks */
+    MPI_Comm_rank(model, &g_rank);
+    MPI_Comm_size(model, &g_size);
+    snprintf(hints, sizeof hints, "stage_dir=%s", sdir);
+    for (int k = 0; k < 2; k++) {
+      snprintf(path[k], sizeof path[k], "%.500s/servers_stats_%d.nc", dir, k);
+      CHECK_RC(write_file(ctx, path[k], hints, 256 * (k + 1), 1), 0);
+    }
+    CHECK_RC(tsr_finalize(&ctx), 0);
+    if (g_rank == 0) {
+      CHECK(stats != NULL);
+      CHECK(stage_record(stats, "staged_files") == 2);
+      CHECK(stage_record(stats, "staged_bytes") ==
+            (double)(file_size(path[0]) + file_size(path[1])));
+      CHECK(stage_record(stats, "failed_files") == 0);
+      CHECK(stage_record(stats, "drain_busy_s") > 0);
+      CHECK(count_entries(sdir) == 0);
+    }
+    MPI_Comm_free(&model);
+  }
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_rank = world;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -443,9 +518,10 @@ int main(int argc, char **argv) {
   const char *sc = argv[1], *dir = argv[2];
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
-  CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
-  int rc = 0;
-  if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir);
+  int rc = 0, own_init = strcmp(sc, "servers_stats") == 0;
+  if (!own_init) CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
+  if (own_init) rc = servers_stats(dir);
+  else if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir);
   else if (strcmp(sc, "hybrid") == 0) rc = hybrid(&ctx, dir);
   else if (strcmp(sc, "rewrite") == 0) rc = rewrite(&ctx, dir);
   else if (strcmp(sc, "stage_in") == 0) rc = stage_in(&ctx, dir);
@@ -453,6 +529,8 @@ int main(int argc, char **argv) {
   else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir);
   else if (strcmp(sc, "stage_full") == 0) rc = stage_full(&ctx, dir);
   else if (strcmp(sc, "dest_full") == 0) rc = dest_full(&ctx, dir);
+  else if (strcmp(sc, "prestage_write") == 0) rc = prestage(&ctx, dir, 1);
+  else if (strcmp(sc, "prestage_read") == 0) rc = prestage(&ctx, dir, 0);
   else {
     fprintf(stderr, "unknown scenario %s\n", sc);
     g_fail = 1;

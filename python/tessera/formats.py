@@ -1,0 +1,234 @@
+"""`tessera formats`: what compression and GRIB2 cost, per strategy, at one
+process count: the issue's figures for the formats models ship.
+
+Every repeat runs each (strategy, format) pair once on the demo's case
+(NetCDF-4 with and without deflate=1 for each strategy, CDF-2 for serial)
+(history only), in reversed order on every other repeat so that a slow spell
+of the machine hits every side, and measures the history files' size on disk.
+The table shows, per pair, the median blocked output time and its spread
+(min-max), MB/s and the files' size; then the ratios, each the median of the
+ratios of the same repeat with their spread:
+
+- size of NetCDF-4 deflate=1 / size of CDF-2 (serial's files),
+- blocked time with deflate=1 / the same strategy's uncompressed NetCDF-4,
+- serial compressed / aggregate compressed, next to aggregate's writer count.
+
+The issue's targets are printed next to them (aggregate compressed <= 2x its
+uncompressed; serial compressed slower than aggregate compressed by at least
+the writer count; servers compressed within 1.2x of servers uncompressed).
+CPU-bound targets need a core per rank: with fewer cores than processes the
+table says so.
+
+The runs write the bench's model fields (no --check, whose pattern of
+integers compresses about 15x and would say little about sizes); the tests
+verify the formats' bytes. The demo (`make demo`) reuses `run_format` for its
+row per format, with --check.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
+from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
+from .textout import make_table, render
+
+#: format name -> hints it adds to a strategy's.
+FORMATS = {
+    "cdf2": "format=cdf2",
+    "netcdf4": "format=netcdf4",
+    "netcdf4-deflate1": "format=netcdf4:deflate=1",
+}
+
+#: The issue's three strategies, with the demo's hints (servers take a rank).
+STRATEGIES = {s: DEMO_STRATEGIES[s] for s in ("serial", "aggregate", "servers")}
+
+
+def history_bytes(files: Path) -> int:
+    """Bytes on disk of the history files a run wrote (wrfout_*; split's
+    per-rank pieces included)."""
+    return sum(p.stat().st_size for p in files.glob("wrfout*") if p.is_file())
+
+
+def bench_argv(case: dict, hints: str, files: Path, json_path: Path, check: bool) -> list:
+    argv = ["--nx", str(case["nx"]), "--ny", str(case["ny"]), "--nz", str(case["nz"]),
+            "--sweeps", str(case["sweeps"]), "--steps", str(case["steps"]),
+            "--output-every", str(case["output_every"]), "--nocolons", "--quiet",
+            "--hints", hints, "--out", str(files), "--json", str(json_path)]
+    return argv + (["--check"] if check else [])
+
+
+def run_format(mpiexec: str, np: int, bench: str, case: dict, hints: str, out: Path, name: str,
+               env: dict, timeout: float, check: bool = True, keep: bool = False) -> dict:
+    """One history-only run with `hints`: the bench record plus demo_status,
+    demo_message and file_bytes (the history files on disk). GRIB2 is not
+    read back by the bench's --check (NetCDF), so it runs without."""
+    files, json_path, log = out / f"{name}-files", out / f"{name}.json", out / f"{name}.log"
+    shutil.rmtree(files, ignore_errors=True)
+    json_path.unlink(missing_ok=True)
+    check = check and "format=grib2" not in hints
+    cmd = mpiexec_command(mpiexec, np) + [bench] + bench_argv(case, hints, files, json_path,
+                                                              check)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired:
+        rc, stdout, stderr = -1, "", f"timed out after {timeout:.0f} s"
+    except OSError as e:
+        rc, stdout, stderr = -1, "", f"cannot run {cmd[0]}: {e.strerror}"
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(f"$ {' '.join(cmd)}\n{stdout}{stderr}")
+    rec = {"name": name, "hints": hints}
+    if rc == BENCH_EXIT_NOTBUILT or "TSR_ENOTBUILT" in stderr:
+        rec.update(demo_status="not built", demo_message="not built into this library")
+    elif rc != 0:
+        lines = [ln for ln in (stderr + stdout).splitlines() if ln.strip()]
+        rec.update(demo_status="failed",
+                   demo_message=f"exit {rc}: {lines[-1] if lines else 'no message'}")
+    else:
+        try:
+            rec.update(json.loads(json_path.read_text(encoding="utf-8")))
+            rec.update(demo_status="ok", demo_message="", file_bytes=history_bytes(files))
+            if check and rec.get("check") != "passed":
+                rec.update(demo_status="failed", demo_message=f"check {rec.get('check')}")
+        except (OSError, json.JSONDecodeError) as e:
+            rec.update(demo_status="failed", demo_message=f"no metrics in {json_path}: {e}")
+    rec["name"] = name
+    if not keep:
+        shutil.rmtree(files, ignore_errors=True)
+    return rec
+
+
+def spread(values: list) -> dict | None:
+    """Median and min-max of the values, or None when there are none."""
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "n": len(values)}
+
+
+def spread_text(s: dict | None, fmt: str = "{:.2f}") -> str:
+    if not s:
+        return "-"
+    return (f"{fmt.format(s['median'])} ({fmt.format(s['min'])}-{fmt.format(s['max'])})")
+
+
+def paired(runs: dict, a: tuple, b: tuple, key: str) -> dict | None:
+    """Median and spread of run a / run b of the same repeat (field `key`)."""
+    ra, rb = runs.get(a, []), runs.get(b, [])
+    vals = [x[key] / y[key] for x, y in zip(ra, rb)
+            if x and y and x.get(key) and y.get(key)]
+    return spread(vals)
+
+
+def ratios(runs: dict, writers: int) -> list:
+    """(what, median and spread, target) rows of the issue's figures."""
+    out = [("size NetCDF-4 deflate=1 / CDF-2 (serial's files)",
+            paired(runs, ("serial", "netcdf4-deflate1"), ("serial", "cdf2"), "file_bytes"),
+            "smaller than 1")]
+    targets = {"serial": "-", "aggregate": "<= 2", "servers": "<= 1.2"}
+    for s in STRATEGIES:
+        out.append((f"{s}: blocked deflate=1 / uncompressed NetCDF-4",
+                    paired(runs, (s, "netcdf4-deflate1"), (s, "netcdf4"), "output_blocked_s"),
+                    targets[s]))
+    out.append(("blocked serial deflate=1 / aggregate deflate=1",
+                paired(runs, ("serial", "netcdf4-deflate1"), ("aggregate", "netcdf4-deflate1"),
+                       "output_blocked_s"), f">= {writers} (aggregate's writers)"))
+    return out
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tessera formats",
+        description="Time serial, aggregate and servers writing CDF-2, NetCDF-4 and NetCDF-4 "
+                    "with deflate=1 on the demo's case, repeated and interleaved; print sizes, "
+                    "medians with spread and the paired ratios.")
+    a = p.add_argument
+    a("--bench", help="tessera-bench executable (default: PATH, then build/apps/bench)")
+    a("--out", default="out/formats", help="directory for results and logs (out/formats)")
+    a("--np", type=int, default=CASE["np"], help="MPI processes per run (4)")
+    a("--repeat", type=int, default=3, help="repeats of every run (3)")
+    for key in ("nx", "ny", "nz", "steps", "output_every", "sweeps"):
+        a(f"--{key.replace('_', '-')}", type=int, default=CASE[key],
+          help=f"bench --{key.replace('_', '-')} ({CASE[key]})")
+    a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
+    a("--timeout", type=float, default=600.0, help="seconds allowed per run (600)")
+    a("--check", action="store_true",
+      help="write the bench's check pattern and read every value back in every repeat "
+           "(it compresses far better than the default fields: sizes then say little)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if args.repeat < 1 or args.np < 2:
+        print("tessera formats: --repeat >= 1 and --np >= 2 (servers take a rank)",
+              file=sys.stderr)
+        return 2
+    bench = find_bench(args.bench)
+    if not bench:
+        print("tessera formats: tessera-bench not found; build it with `make build` or pass "
+              "--bench PATH", file=sys.stderr)
+        return 2
+    env, _ = bench_env()  # every run names its own strategy and format
+    case = {k: getattr(args, k) for k in ("nx", "ny", "nz", "steps", "output_every", "sweeps")}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cores = os.cpu_count() or 1
+    # CDF-2 for the size ratio only: serial's files are the reference.
+    pairs = [("serial", "cdf2")] + [(s, f) for s in STRATEGIES
+                                    for f in ("netcdf4", "netcdf4-deflate1")]
+    runs: dict = {p: [] for p in pairs}
+    failed = []
+    t0 = time.monotonic()
+    for r in range(args.repeat):
+        for s, f in (pairs if r % 2 == 0 else list(reversed(pairs))):
+            rec = run_format(args.mpiexec, args.np, bench, case,
+                             f"{STRATEGIES[s]}:{FORMATS[f]}", out, f"{s}-{f}", env, args.timeout,
+                             check=args.check)
+            if rec["demo_status"] == "ok":
+                runs[(s, f)].append(rec)
+            else:
+                failed.append(rec)
+                runs[(s, f)].append(None)  # keeps the repeats paired
+            print(f"[{r + 1}/{args.repeat}] {s:<9} {f:<17} {rec['demo_status']}"
+                  + (f": {rec['output_blocked_s']:.3f} s blocked, {rec['file_bytes'] / 1e6:.1f} MB"
+                     if rec["demo_status"] == "ok" else f": {rec['demo_message']}"), flush=True)
+    (out / "results.json").write_text(json.dumps(
+        {"case": case, "np": args.np, "runs": [dict(r, strategy=s, format=f) for (s, f), rs in
+                                                runs.items() for r in rs if r]},
+        indent=2) + "\n", encoding="utf-8")
+    print()
+    print(f"Formats, demo case {case['nx']} x {case['ny']} x {case['nz']}, {case['steps']} steps, "
+          f"history every {case['output_every']}: {args.np} processes on {cores} cores, "
+          f"{args.repeat} repeats (median (min-max)), {time.monotonic() - t0:.0f} s")
+    if args.np > cores:
+        print(f"  ({args.np} processes share {cores} cores: compression is CPU work, so "
+              f"its ratios here understate what a core per rank gives)")
+    body = []
+    for s, f in pairs:
+        ok = [x for x in runs[(s, f)] if x]
+        blocked = spread([x["output_blocked_s"] for x in ok])
+        mbs = spread([x["effective_bw"] / 1e6 for x in ok])
+        size = statistics.median([x["file_bytes"] for x in ok]) / 1e6 if ok else None
+        body.append([s, f, spread_text(blocked, "{:.3f}"), spread_text(mbs, "{:.0f}"),
+                     f"{size:.1f}" if size is not None else "-"])
+    print(render(make_table(["strategy", "format", "blocked s", "MB/s", "files MB"], body,
+                            right={"blocked s", "MB/s", "files MB"})))
+    print()
+    writers = int(STRATEGIES["aggregate"].split("aggregators=")[1])
+    rows = [[what, spread_text(s), target] for what, s, target in ratios(runs, writers)]
+    print(render(make_table(["ratio", "median (min-max)", "target"], rows,
+                            right={"median (min-max)"})))
+    print(f"results: {out / 'results.json'} (logs: {out}/<strategy>-<format>.log)")
+    if failed:
+        print(f"tessera formats: {len(failed)} run(s) failed", file=sys.stderr)
+        return 1
+    return 0
