@@ -11,17 +11,23 @@ import subprocess
 BENCH_EXIT_NOTBUILT = 3
 
 
-def find_bench(explicit: str | None = None) -> str | None:
-    """The tessera-bench to run: the given path, PATH, or the default build tree."""
+def find_program(name: str, explicit: str | None = None) -> str | None:
+    """A Tessera program: the given path, PATH, or the default build tree
+    (build/apps/<name without 'tessera-'>/<name>)."""
     if explicit:
         return explicit if os.access(explicit, os.X_OK) else None
-    found = shutil.which("tessera-bench")
+    found = shutil.which(name)
     if found:
         return found
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
-    candidate = os.path.join(root, "build", "apps", "bench", "tessera-bench")
+    candidate = os.path.join(root, "build", "apps", name.removeprefix("tessera-"), name)
     return candidate if os.access(candidate, os.X_OK) else None
+
+
+def find_bench(explicit: str | None = None) -> str | None:
+    """The tessera-bench to run: the given path, PATH, or the default build tree."""
+    return find_program("tessera-bench", explicit)
 
 
 @functools.lru_cache(maxsize=None)

@@ -22,6 +22,11 @@ what the drain would have done, with the same protocol:
 - marker without either, final path present: the drain finished and died
   before removing the marker: the marker is removed.
 
+A staged file may be a log directory (`stage_format=log`): its size is the sum
+of its files, and instead of a copy it is converted by the `tessera-convert`
+program (`tessera convert`, tessera/convert.py), which writes, syncs and
+verifies `<final>.tessera-tmp` against the log before the rename.
+
 Markers are taken oldest first, so two staged versions of one final path land
 in the order they were closed. Exit status: 0 when every marker was resolved,
 1 when some staged file could not be placed (it stays, with its marker), 2 on a
@@ -32,7 +37,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import sys
+
+from .convert import ConvertError, convert_log
 
 DEST_SUFFIX = ".tessera-dest"
 TMP_SUFFIX = ".tessera-tmp"
@@ -89,6 +97,25 @@ def copy_verified(staged: str, final: str) -> int:
         raise
 
 
+def staged_size(staged: str) -> int:
+    """Bytes of a staged file, or of the files of a staged log directory."""
+    if os.path.isdir(staged):
+        return sum(os.path.getsize(os.path.join(staged, n)) for n in os.listdir(staged))
+    return os.path.getsize(staged)
+
+
+def remove_staged(staged: str) -> None:
+    if os.path.isdir(staged):
+        shutil.rmtree(staged)
+    else:
+        os.unlink(staged)
+
+
+def place(staged: str, final: str) -> int:
+    """Put staged at final: a copy, or the conversion of a log."""
+    return convert_log(staged, final) if os.path.isdir(staged) else copy_verified(staged, final)
+
+
 def recover_one(marker: str, log) -> bool:
     """Resolve one marker; True when nothing of it is left to do."""
     staged = marker[: -len(DEST_SUFFIX)]
@@ -104,21 +131,21 @@ def recover_one(marker: str, log) -> bool:
         log(f"ERROR: {e}; {staged} kept")
         return False
     if os.path.exists(staged):
-        have = os.path.getsize(staged)
+        have = staged_size(staged)
         if have != size:
             log(f"ERROR: {staged} holds {have} bytes, its marker says {size}; kept")
             return False
         try:
-            n = copy_verified(staged, final)
-        except (OSError, StageError) as e:
+            n = place(staged, final)
+        except (OSError, StageError, ConvertError) as e:
             log(f"ERROR: {staged} -> {final}: {e}; staged copy kept")
             return False
-        os.unlink(staged)
+        remove_staged(staged)
         os.unlink(marker)
         log(f"recovered {final} ({n} bytes) from {staged}")
         return True
     if os.path.exists(staged + TMP_SUFFIX):
-        os.unlink(staged + TMP_SUFFIX)
+        remove_staged(staged + TMP_SUFFIX)
         os.unlink(marker)
         log(f"removed {staged}{TMP_SUFFIX} and its marker (the file never finished closing)")
         return True

@@ -87,7 +87,7 @@ def parser() -> argparse.ArgumentParser:
       help="run COMMAND inside its scratch directory (outputs it writes to cwd)")
     a("--ranks", type=int, help="model ranks, when the command writes no statistics")
     a("--stage-dir", metavar="DIR", help="a fast tier trials may stage into: adds the knobs "
-                                         "stage (off/on) and stage_min_bytes")
+                                         "stage (off/on), stage_min_bytes and stage_format")
     a("--model", metavar="PROFILE", help="order the search by the cost model with this "
                                         "machine profile (docs/model.md): predicted best first")
     a("--no-plot", action="store_true", help="skip tune.png")

@@ -24,7 +24,7 @@ ALL_STRATEGIES = ("direct", "aggregate", "serial", "split", "servers")
 
 #: Staging knobs (docs/staging.md): every strategy stages; they exist only when
 #: the tuner is given a fast tier (`--stage-dir`).
-STAGE_KNOBS = ("stage", "stage_min_bytes")
+STAGE_KNOBS = ("stage", "stage_min_bytes", "stage_format")
 
 #: Which knobs matter for which strategy (docs/tuning.md explains each).
 STRATEGY_KNOBS = {
@@ -188,10 +188,13 @@ class Space:
         # A threshold means nothing without a stage: setting one stages (hybrid
         # placement in one move, since staging everything may be what is slow);
         # turning the stage off drops it.
-        if name == "stage_min_bytes" and name in values and "stage" in self.knobs:
+        # The same holds for the stage's layout (stage_format=log).
+        if name in ("stage_min_bytes", "stage_format") and name in values \
+                and "stage" in self.knobs:
             values.setdefault("stage", self.shape.stage_dir)
         if name == "stage" and values.get("stage") is None:
             values.pop("stage_min_bytes", None)
+            values.pop("stage_format", None)
         return self.make(cfg.strategy, values)
 
     def knobs_for(self, strategy: str) -> list:
@@ -211,7 +214,8 @@ class Space:
             return False
         if cfg.get("cb_nodes", 1) > p:
             return False
-        if cfg.get("stage_min_bytes") is not None and cfg.get("stage") is None:
+        if cfg.get("stage") is None and (cfg.get("stage_min_bytes") is not None
+                                         or cfg.get("stage_format") is not None):
             return False
         if cfg.strategy == "servers":
             g, t = cfg.get("io_groups", 1), cfg.get("io_tasks", 1)
@@ -351,10 +355,12 @@ def default_knobs(shape: RunShape) -> dict:
 
 
 def stage_knobs(shape: RunShape) -> list:
-    """Stage on/off and the hybrid threshold. `stage` off is the key unset (the
-    library writes in place); on is `stage_dir=<--stage-dir>`. The threshold's
-    first value lies just above the run's small files, so the rule's one step
-    up (tune_rules) places exactly those on the final file system."""
+    """Stage on/off, the hybrid threshold and the stage's layout. `stage` off is
+    the key unset (the library writes in place); on is `stage_dir=<--stage-dir>`.
+    The threshold's first value lies just above the run's small files, so the
+    rule's one step up (tune_rules) places exactly those on the final file
+    system. `stage_format=log` appends blocks to per-writer logs in the stage
+    and converts them while draining (docs/staging.md)."""
     every = frozenset(ALL_STRATEGIES)
     largest = max(shape.file_bytes, 1)
     if shape.small_file_bytes:
@@ -366,6 +372,8 @@ def stage_knobs(shape: RunShape) -> list:
              strategies=every),
         Knob("stage_min_bytes", "stage_min_bytes",
              tuple(v for v in _geometric(lo, largest, 4) if v <= largest), 0, size=True,
+             strategies=every),
+        Knob("stage_format", "stage_format", ("native", "log"), "native", ordered=False,
              strategies=every),
     ]
 

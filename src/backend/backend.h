@@ -137,7 +137,8 @@ int tsr__backend_write_format(const char *name, int given, int *format);
  * path, so netCDF-4 files go to netcdf4, classic ones to pnetcdf, and paths
  * PnetCDF cannot open (a ':') to netcdf. */
 const char *tsr__backend_default_read(const char *path);
-/* Every registered name (built or not): i < tsr__backend_count(). */
+/* Every name the backend= hint takes (built or not): i < tsr__backend_count().
+ * The log reader (stage_format=log) is not among them. */
 int tsr__backend_count(void);
 const char *tsr__backend_name_at(int i);
 

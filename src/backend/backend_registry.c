@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/log.h"
 #include "tessera.h"
 
 extern const tsr__backend_ops tsr__backend_netcdf;
 extern const tsr__backend_ops tsr__backend_null;
 extern const tsr__backend_ops tsr__backend_netcdf4;
+extern const tsr__backend_ops tsr__backend_log;
 #ifdef TESSERA_HAVE_ECCODES
 extern const tsr__backend_ops tsr__backend_grib2;
 #define TSR__GRIB2_OPS (&tsr__backend_grib2)
@@ -47,8 +49,13 @@ static const struct {
     {"netcdf4", &tsr__backend_netcdf4, 1, 1, 1, F(3), NC4},
     {"grib2", TSR__GRIB2_OPS, 1, 1, 0, F(16), 0},
     {"null", &tsr__backend_null, 0, 0, 0, ~0u, 0},
+    /* Last, and not a value of the backend= hint: a staged log
+     * (stage_format=log, backend/log.h), which tsr_open picks by itself for
+     * a log directory; written only through a stage. */
+    {"log", &tsr__backend_log, 0, 0, 1, 0, F(TSR__LOG_FORMAT)},
 };
 #define NROWS ((int)(sizeof registry / sizeof registry[0]))
+#define NLISTED (NROWS - 1) /* the rows the backend= hint names */
 
 const tsr__choice tsr__format_choices[] = {
     {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"64bit_offset", 2}, {"64bit_data", 5},
@@ -69,7 +76,7 @@ int tsr__backend_find(const char *name, const tsr__backend_ops **ops) {
 }
 
 int tsr__backend_known(const char *name, size_t n) {
-  for (int i = 0; i < NROWS; i++)
+  for (int i = 0; i < NLISTED; i++)
     if (strlen(registry[i].name) == n && memcmp(registry[i].name, name, n) == 0) return 1;
   return 0;
 }
@@ -131,6 +138,7 @@ int tsr__backend_write_format(const char *name, int given, int *format) {
  * "CDF" + version, or HDF5's signature (netCDF-4). 0 when unknown or
  * unreadable (the reader's open then says why). */
 static int sniff_format(const char *path) {
+  if (tsr__log_is_log(path)) return TSR__LOG_FORMAT;
   unsigned char m[8] = {0};
   FILE *fp = path ? fopen(path, "rb") : NULL;
   if (!fp) return 0;
@@ -158,6 +166,6 @@ const char *tsr__backend_default_read(const char *path) {
   return name ? name : best_reader(path, 0);
 }
 
-int tsr__backend_count(void) { return NROWS; }
+int tsr__backend_count(void) { return NLISTED; }
 
-const char *tsr__backend_name_at(int i) { return i >= 0 && i < NROWS ? registry[i].name : NULL; }
+const char *tsr__backend_name_at(int i) { return i >= 0 && i < NLISTED ? registry[i].name : NULL; }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/log.h"
 #include "core/agree.h"
 #include "tier/stage.h"
 #include "tessera.h"
@@ -23,6 +24,8 @@ void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints 
 }
 
 static void free_names(tsr__sink *s) {
+  if (s->target) s->ops = s->target; /* the next file decides afresh */
+  s->target = NULL;
   free(s->path);
   free(s->tmp_path);
   free(s->staged);
@@ -55,8 +58,25 @@ int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__s
   MPI_Comm_rank(comm, &me);
   s->renamer = me == 0;
   s->schema = schema;
+  /* stage_format=log: the writers append to logs in the stage and the drain
+   * converts them with the backend chosen for the file (backend/log.h). A
+   * backend that cuts whole levels (grib2) needs its writers' order of
+   * flushes, which a log does not keep. */
+  if (s->staged && s->hints->stage_format_log && !s->target) {
+    if (s->ops->whole_levels) {
+      if (s->berr)
+        snprintf(s->berr->message, sizeof s->berr->message,
+                 "stage_format=log cannot stand for backend '%s' (whole levels); use "
+                 "stage_format=native", s->ops->name);
+      return TSR_EHINT;
+    }
+    s->target = s->ops;
+    s->ops = &tsr__backend_log;
+  }
   double t0 = MPI_Wtime();
-  rc = s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
+  rc = s->target
+           ? tsr__log_create(comm, s->tmp_path, schema, s->hints, s->target->name, &s->bf, s->berr)
+           : s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
   s->st->writer_s += MPI_Wtime() - t0;
   s->st->is_writer = 1;
   return rc;
@@ -71,9 +91,14 @@ int tsr__sink_open(tsr__sink *s, MPI_Comm comm, const char *path, tsr__schema *s
 
 int tsr__sink_is_open(const tsr__sink *s) { return s && s->bf != NULL; }
 
-int tsr__sink_parallel(const tsr__sink *s) { return s->ops->parallel; }
+/* A log writer behaves as the backend it stands for, so strategies decide alike. */
+static const tsr__backend_ops *behaves(const tsr__sink *s) {
+  return s->target ? s->target : s->ops;
+}
 
-int tsr__sink_whole_levels(const tsr__sink *s) { return s->ops->whole_levels; }
+int tsr__sink_parallel(const tsr__sink *s) { return behaves(s)->parallel; }
+
+int tsr__sink_whole_levels(const tsr__sink *s) { return behaves(s)->whole_levels; }
 
 static int64_t pending(const tsr__sink *s) {
   return s && s->bf && s->ops->pending_bytes ? s->ops->pending_bytes(s->bf) : 0;
@@ -166,7 +191,7 @@ int tsr__sink_commit(tsr__sink *s) {
 }
 
 void tsr__sink_discard(tsr__sink *s) {
-  if (s->tmp_path && s->renamer) unlink(s->tmp_path);
+  if (s->tmp_path && s->renamer) tsr__stage_remove(s->tmp_path); /* a file or a log */
   free_names(s);
 }
 
@@ -178,7 +203,7 @@ int tsr__sink_finish(tsr__sink *s, int ok) {
 
 void tsr__sink_abort(tsr__sink *s) {
   if (s->bf) s->ops->abort(s->bf, s->tmp_path ? s->tmp_path : s->path);
-  else if (s->tmp_path && s->renamer) unlink(s->tmp_path);
+  else if (s->tmp_path && s->renamer) tsr__stage_remove(s->tmp_path); /* a file or a log */
   s->bf = NULL;
   free_names(s);
 }

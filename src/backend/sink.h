@@ -25,6 +25,8 @@ typedef struct tsr__sink {
   int renamer;     /* create: 1 on the rank that renames at commit */
   char *staged;    /* create with stage_dir: the file's name in the stage (owned;
                       tmp_path is `<staged>.tessera-tmp`), NULL when written in place */
+  const tsr__backend_ops *target; /* stage_format=log: the backend the log stands for
+                                     (ops is then the log's); NULL otherwise */
 } tsr__sink;
 
 /* Files appear atomically: a created file is written under

@@ -62,6 +62,7 @@ static const choice zstd_choices[] = {
     {"17", 17}, {"18", 18}, {"19", 19}, {"20", 20}, {"21", 21}, {"22", 22}, {NULL, 0}};
 static const choice precision_choices[] = {{"native", 0}, {"float", 1}, {NULL, 0}};
 static const choice drain_choices[] = {{"thread", 0}, {"finalize", 1}, {NULL, 0}};
+static const choice stage_format_choices[] = {{"native", 0}, {"log", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */
@@ -132,6 +133,7 @@ static const key_info keys[] = {
     {"stage_dir", TSR__H_STAGE_DIR, T_PATH, FIELD(stage_dir), NULL, 0, NULL, 0},
     {"stage_min_bytes", TSR__H_STAGE_MIN, T_SIZE, FIELD(stage_min_bytes), NULL, 0, NULL, 0},
     {"stage_drain", TSR__H_STAGE_DRAIN, T_CHOICE, FIELD(stage_drain_at_finalize), drain_choices, 0, NULL, 0},
+    {"stage_format", TSR__H_STAGE_FORMAT, T_CHOICE, FIELD(stage_format_log), stage_format_choices, 0, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

@@ -64,6 +64,7 @@ typedef struct {
 #define TSR__H_STAGE_MIN (1ull << 30)
 #define TSR__H_STAGE_DRAIN (1ull << 31)
 #define TSR__H_CONCENTRATORS (1ull << 32)
+#define TSR__H_STAGE_FORMAT (1ull << 33)
 
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
@@ -133,6 +134,9 @@ typedef struct tsr__hints {
                                   smaller go straight to their final path */
   int stage_drain_at_finalize; /* stage_drain= thread (0, default: drained while the model
                                   computes) | finalize (1: drained by tsr_finalize) */
+  int stage_format_log;        /* stage_format= native (0, default: the backend writes the file
+                                  into the stage) | log (1: each writer appends its blocks to
+                                  its own log, converted by the drain; docs/staging.md) */
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

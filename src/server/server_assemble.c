@@ -61,11 +61,12 @@ static void tile_of(const tsr__wire_hdr *h, tsr__box *t) {
   }
 }
 
-/* A failed round: receive and drop every piece, so the streams stay in step. */
+/* A failed round: receive and drop every piece, so the streams stay in step
+ * (a piece already lost, TSR_ENOMEM, was taken all the same). */
 static void drop_pieces(tsr__srv_server *s) {
   int r = 0;
-  for (int m = 0; m < s->L.M && !r; m++)
-    for (int k = 0; k < s->hdrs[m].npieces && !r; k++)
+  for (int m = 0; m < s->L.M && r != TSR_EMPI; m++)
+    for (int k = 0; k < s->hdrs[m].npieces && r != TSR_EMPI; k++)
       r = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_DATA, &s->in);
 }
 

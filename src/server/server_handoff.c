@@ -111,10 +111,14 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
   for (int b = 0; b < h->nparts; b++) {
     tsr__box x = L.boxes[b];
     for (int i = 0; i < d->ndims; i++) x.start[i] += d->tile.start[i];
+    /* The server peeks at every client's first part, then takes the parts
+     * client by client: concentrators forward in that order. */
+    cl->tp.order = b > 0;
     int r = put_box(cl, cf, h, d, &x, buf, es, how);
     if (r && !rc) rc = r; /* the later parts still go (failed ones as error headers) */
     h->nholes = 0;
   }
+  cl->tp.order = 0;
   tsr__layout_free(&L);
   return rc;
 }
@@ -153,9 +157,13 @@ static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints 
     if (!tsr__srv_slab_piece(L, b, d->ndims, &d->tile, &x)) continue;
     int64_t n = tsr__box_elems(d->ndims, &x) * (int64_t)ws;
     copy_part(d, &x, buf, es, how, cl->ring.buf + at);
+    /* The root takes every header, then the pieces box by box: with
+     * concentrators, piece of box b goes after every header (order 0). */
+    cl->tp.order = b + 1;
     rc = tsr__ring_send(&cl->ring, at, n, dest, TSR__WIRE_TAG_DATA);
     at += tsr__wire_align(n);
   }
+  cl->tp.order = 0;
   return rc;
 }
 

@@ -84,7 +84,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     /* Concentrators: a layer over the transport (collective too). */
     if (h->concentrators && tp.ops) {
       r = tsr__transport_concentrate(&tp, h->concentrators, h->buffer_bytes,
-                                     h->server_buffer_bytes / 4);
+                                     h->server_buffer_bytes, server ? index : -1);
       if (!rc) rc = r;
     }
   }
@@ -102,14 +102,18 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     return rc;
   }
   if (!server) {
+    /* Concentrators: a message leaves room for its envelope and its
+     * bundle's count, so that a bundle of one message fits the bound too. */
     cl->chunk = h->server_buffer_bytes / 4;
+    if (cl->chunk && h->concentrators) cl->chunk -= TSR__CONC_FRAME;
     ctx->servers = cl;
     *model_comm = part;
     return 0;
   }
 
   s.bound = h->server_buffer_bytes;
-  s.chunk = s.bound / 4;
+  s.chunk = s.bound / 4; /* as the model side's (the slabs must be the same) */
+  if (s.chunk && h->concentrators) s.chunk -= TSR__CONC_FRAME;
   s.g = g;
   s.t = index % L.T;
   s.index = index;

@@ -74,6 +74,11 @@ struct tsr__transport {
   int is_server; /* which side this rank is on */
   void *state;   /* the transport's own (rma: window, counters, descriptors) */
   int64_t *nrecv; /* optional: counts the messages this rank receives (servers' statistics) */
+  /* Model side: the order key of the messages handed over next. The
+   * concentrators' layer forwards a commit's messages to a server sorted by
+   * it (stably, so member order within a key), which makes the bundles'
+   * order the order the server consumes them in; other transports ignore it. */
+  int order;
 };
 
 /* The rows (server_transport.c: p2p; server_rma.c: rma). */
@@ -91,10 +96,21 @@ int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int
  * over the bound @p tp. @p per: -1 one concentrator per node (the model
  * ranks of MPI_Comm_split_type SHARED), N >= 1 one per N consecutive model
  * ranks; @p limit: bytes a concentrator keeps in flight (buffer_bytes);
- * @p chunk: the largest bundle a server accepts (0 = any). Collective over
+ * @p bound: the servers' server_buffer_bytes (0 = none): bundles are cut at
+ * bound/4, and a server holds none larger than bound; @p server: this
+ * rank's server index (-1 on model ranks), for messages. Collective over
  * the transport's communicator, like tsr__transport_init; on failure the
  * layer stays bound so that tsr__transport_free still matches. */
-int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64_t chunk);
+int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64_t bound,
+                               int server);
+/* Bytes a bundle adds to a message (its envelope, the bundle's count). */
+enum { TSR__CONC_FRAME = 48 };
+/* Server side: the most bytes of bundles the concentrators' layer held
+ * since the last call (0 for other transports), and the first bundle it
+ * could not hold, as a message naming the server and the bundle size (NULL
+ * when none). */
+int64_t tsr__tp_held(const tsr__transport *tp);
+const char *tsr__tp_refusal(const tsr__transport *tp);
 /* Collective over the transport's communicator; accepts an unbound @p tp. */
 void tsr__transport_free(tsr__transport *tp);
 /* The hint parser's questions (core/hints.c): is the first @p n bytes of

@@ -29,7 +29,9 @@ static tsr__srv_file *find(tsr__srv_server *s, int id) {
  * added: only the sink may ask a backend, and it has no call for it yet;
  * they are held to bound/2 by the drain rule (tsr__srv_open). */
 void tsr__srv_note_memory(tsr__srv_server *s) {
-  int64_t held = s->in.cap + s->slab.cap;
+  /* Concentrators: the bundles held since the last note count too (the
+   * buffers only grow, so their sum with that peak bounds what was held). */
+  int64_t held = s->in.cap + s->slab.cap + tsr__tp_held(&s->tp);
   if (held > s->peak) s->peak = held;
 }
 
@@ -55,6 +57,14 @@ static int64_t info_size(MPI_Info info, const char *key) {
   if (vlen >= (int)sizeof v) return -1;
   if (MPI_Info_get(info, key, (int)sizeof v - 1, v, &flag) != MPI_SUCCESS || !flag) return -1;
   return tsr__parse_size(v, &n) == 0 ? n : -1;
+}
+
+/* A file failed with TSR_ENOMEM because the transport refused a bundle:
+ * its message says which server, which bundle, and why. */
+static void refused(const tsr__srv_server *s, tsr__srv_file *sf, int code) {
+  const char *why = code == TSR_ENOMEM ? tsr__tp_refusal(&s->tp) : NULL;
+  if (why && !sf->berr.message[0])
+    snprintf(sf->berr.message, sizeof sf->berr.message, "%s", why);
 }
 
 /* The group root records the MPI-IO hints the MPI library reports for the
@@ -90,7 +100,9 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
 
   const char *p = (const char *)s->in.p + sizeof *h;
   const tsr__backend_ops *ops = NULL;
-  int rc = s->in.len == (int64_t)(sizeof *h + sizeof(tsr__hints)) + h->len_path + h->len_schema
+  /* err: the message was lost on the way (a bundle the server could not hold). */
+  int rc = h->err                                                                    ? h->err
+           : s->in.len == (int64_t)(sizeof *h + sizeof(tsr__hints)) + h->len_path + h->len_schema
                ? 0
                : TSR_EINVAL;
   if (!rc) rc = tsr__backend_find(h->backend, &ops);
@@ -119,6 +131,7 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   }
   if (!rc) created(s, sf);
   if (rc) {
+    refused(s, sf, rc);
     if (!sf->berr.message[0])
       snprintf(sf->berr.message, sizeof sf->berr.message, "server %d: cannot open %s", s->index,
                sf->path ? sf->path : "(file)");
@@ -179,8 +192,9 @@ static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
   put_one(s, sf, src);
   tsr__srv_note_memory(s);
   for (int k = 1; k < h.nparts; k++) {
-    if (tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_HDR, &s->in)) {
-      if (!sf->lerr) sf->lerr = TSR_EMPI;
+    int rc = tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_HDR, &s->in);
+    if (rc) {
+      if (!sf->lerr) sf->lerr = rc;
       continue;
     }
     put_one(s, sf, src);
@@ -208,8 +222,9 @@ static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
   }
   put_client(s, sf, tsr__srv_model_rank(&s->L, s->blo));
   for (int c = s->blo + 1; c < s->bhi; c++) {
-    if (tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, c), TSR__WIRE_TAG_HDR, &s->in)) {
-      if (!sf->lerr) sf->lerr = TSR_EMPI;
+    int rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, c), TSR__WIRE_TAG_HDR, &s->in);
+    if (rc) {
+      if (!sf->lerr) sf->lerr = rc;
       continue;
     }
     put_client(s, sf, tsr__srv_model_rank(&s->L, c));
@@ -278,6 +293,7 @@ int tsr__srv_flush(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *
     if (sf->parallel) rc = tsr__agree(s->gcomm, rc ? rc : sf->lerr);
     if (rc) tsr__srv_fail(sf, rc);
   }
+  refused(s, sf, sf->status);
   r->berr = sf->berr;
   return sf->status;
 }
@@ -322,6 +338,7 @@ int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *
     else if (!rc) rc = frc;
     if (rc) sf->status = rc;
   }
+  refused(s, sf, sf->status);
   r->berr = sf->berr;
   figures(s, sf, &r->fs);
   int status = sf->status;

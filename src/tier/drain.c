@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "tessera.h"
+#include "tier/drain_convert.h"
 #include "tier/stage.h"
 
 /* Large enough that a copy is a few hundred system calls per GB, small
@@ -69,20 +70,6 @@ static ssize_t read_full(int fd, char *buf, size_t cap) {
   return (ssize_t)got;
 }
 
-static int write_full(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      return -1;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Checksum and size of what @p fd holds from its start. */
 static int sum_file(int fd, char *buf, size_t cap, uint64_t *sum, int64_t *size) {
   tsr__sum64 c;
@@ -129,7 +116,7 @@ int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap
     }
     if (r == 0) break;
     tsr__sum64_update(&c, buf, (size_t)r);
-    if (write_full(out, buf, (size_t)r) != 0) {
+    if (tsr__write_full(out, buf, (size_t)r) != 0) {
       rc = fail(0, errno, msg, msglen, "cannot write", tmp);
       goto done;
     }
@@ -170,14 +157,17 @@ done:
 
 int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
                     char *msg, size_t msglen) {
-  int rc = tsr__copy_verified(staged, final, buf, cap, msg, msglen);
+  struct stat sb;
+  int is_log = stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode); /* stage_format=log */
+  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen)
+                  : tsr__copy_verified(staged, final, buf, cap, msg, msglen);
   if (rc) return rc;
   /* The final file is complete: now, and only now, the staged copy goes;
    * its marker last, so a crash in between leaves a marker whose staged
    * file is gone and whose destination is complete (recover removes it). */
   size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
   char *marker = malloc(m);
-  unlink(staged);
+  tsr__stage_remove(staged);
   if (marker) {
     snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
     unlink(marker);

@@ -25,7 +25,9 @@ typedef struct {
  * stays staged with its marker, for tessera stage recover). */
 int tsr__drain_submit(const char *staged, const char *final, int at_finalize);
 
-/* Copy one staged file to @p final: `<final>.tessera-tmp` written and synced,
+/* Copy one staged file to @p final (a staged log, stage_format=log, is
+ * converted instead by tessera-convert, tier/drain_convert.h, with the same
+ * temporary, sync, verification and rename): `<final>.tessera-tmp` written and synced,
  * size and checksum compared with the staged file by reading the copy back,
  * promoted into place, then the staged file and its marker removed (in that
  * order, so a crash in between leaves a marker whose destination is

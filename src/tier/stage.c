@@ -1,12 +1,14 @@
 /* Staging, the placement half (contract in tier/stage.h). */
 #include "tier/stage.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tessera.h"
@@ -97,11 +99,15 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
   return e == ENOSPC || e == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
 }
 
-static int write_all(int fd, const char *p, size_t n) {
+int tsr__write_full(int fd, const void *buf, size_t n) {
+  const char *p = buf;
   while (n > 0) {
     ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      return -1;
+    }
     p += w;
     n -= (size_t)w;
   }
@@ -116,7 +122,8 @@ static int write_marker(const char *staged, const char *final, int64_t size, int
   snprintf(path, sizeof path, "%s%s", staged, TSR__DEST_SUFFIX);
   int n = snprintf(text, sizeof text, "%s\n%lld\n", final, (long long)size);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text || write_all(fd, text, (size_t)n) != 0;
+  int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text ||
+            tsr__write_full(fd, text, (size_t)n) != 0;
   int e = errno;
   if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
   if (!bad) return 0;
@@ -152,14 +159,9 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
   }
   snprintf(tmp, n, "%s%s", staged, TSR__STAGE_TMP_SUFFIX);
   snprintf(marker, n, "%s%s", staged, TSR__DEST_SUFFIX);
-  int64_t size = -1;
-  int fd = open(tmp, O_RDONLY);
-  if (fd >= 0) {
-    size = lseek(fd, 0, SEEK_END);
-    close(fd);
-  }
+  int64_t size = tsr__stage_size(tmp);
   int rc = write_marker(staged, dest, size, oserr, msg, msglen);
-  if (rc) unlink(tmp);
+  if (rc) tsr__stage_remove(tmp);
   if (!rc) {
     rc = tsr__promote(tmp, staged, oserr, msg, msglen);
     if (rc) unlink(marker);
@@ -171,6 +173,49 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
   free(marker);
   free(dest);
   return rc;
+}
+
+/* Calls @p fn on every entry of directory @p dir but . and .. (full path). */
+static void each_entry(const char *dir, void (*fn)(const char *, void *), void *arg) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char p[4600];
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      fn(p, arg);
+    }
+  closedir(d);
+}
+
+static void add_size(const char *p, void *arg) {
+  struct stat sb;
+  if (stat(p, &sb) == 0) *(int64_t *)arg += (int64_t)sb.st_size;
+}
+
+static void remove_one(const char *p, void *arg) {
+  (void)arg;
+  unlink(p);
+}
+
+int64_t tsr__stage_size(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) return -1;
+  if (!S_ISDIR(sb.st_mode)) return (int64_t)sb.st_size;
+  int64_t sum = 0;
+  each_entry(path, add_size, &sum);
+  return sum;
+}
+
+void tsr__stage_remove(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    each_entry(path, remove_one, NULL);
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
 }
 
 /* ---- checksum: four 64-bit lanes over 32-byte stripes (the xxHash64 round

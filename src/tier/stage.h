@@ -55,6 +55,16 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
 int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
                       char *msg, size_t msglen);
 
+/* write(2) until all @p n bytes are written (EINTR retried); -1 with errno
+ * set (ENOSPC for a write that made no progress) otherwise. */
+int tsr__write_full(int fd, const void *buf, size_t n);
+
+/* A staged file is a file, or a directory of files (stage_format=log: a
+ * log, backend/log.h); these two treat both alike. The size is the sum of
+ * the directory's files; remove takes the directory with its files. */
+int64_t tsr__stage_size(const char *path);
+void tsr__stage_remove(const char *path);
+
 /* The hash in staged names (FNV-1a of a path; 64 bits): the final path's in
  * staged output, so two destinations with one base name differ; the input's
  * resolved path in stage-in copies (`tessera stage in` computes the same). */

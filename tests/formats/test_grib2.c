@@ -8,7 +8,11 @@
  * and with one writer per rank (more writers than T's levels: some hold
  * nothing, the 2-D fields sit on the last) must be byte for byte the same.
  *
- * Usage: test_grib2 <dir> <serial|aggregate|aggregate2|servers|direct>. Exit
+ * servers_matrix: the file through the I/O servers with every transport and
+ * concentrator setting (transport=rma, concentrators=per_node|1|2, with
+ * bounded servers) must be byte for byte the default servers' file.
+ *
+ * Usage: test_grib2 <dir> <serial|aggregate|aggregate2|servers|servers_matrix|direct>. Exit
  * 77 when the grib2 backend is not built. The file stays as
  * <dir>/grib_<scenario>_np<N>.grb2. servers: one task in the group;
  * servers2: two tasks, each writing whole levels (its part of every field,
@@ -221,6 +225,56 @@ static void same_as(const char *ref, const char *path) {
   free(b);
 }
 
+/* servers_matrix: one context per setting (one task, the root writer, or
+ * two, each writing its whole levels); returns TSR_ENOTBUILT when the
+ * backend is not built. */
+static int servers_matrix(const char *dir, int nranks) {
+  static const struct {
+    int T;
+    const char *hints;
+  } SETTINGS[] = {
+      {1, ""},
+      {1, ":transport=rma"},
+      {1, ":concentrators=per_node"},
+      {1, ":concentrators=1"},
+      {1, ":concentrators=2"},
+      {1, ":concentrators=per_node:transport=rma"},
+      {1, ":concentrators=2:transport=rma:server_buffer_bytes=16k"},
+      {1, ":concentrators=per_node:server_buffer_bytes=16k"},
+      {2, ""},
+      {2, ":concentrators=per_node"},
+      {2, ":concentrators=1:transport=rma"},
+  };
+  enum { NS = sizeof SETTINGS / sizeof SETTINGS[0] };
+  char ref[512] = "", path[512], init[160];
+  int rc = 0;
+  for (int i = 0; i < NS && !rc; i++) {
+    int T = SETTINGS[i].T, M = nranks - T;
+    if (M < T || (strstr(SETTINGS[i].hints, "concentrators=2") && M < 2)) continue;
+    snprintf(init, sizeof init, "strategy=servers:io_groups=1:io_tasks=%d%s", T,
+             SETTINGS[i].hints);
+    snprintf(path, sizeof path, "%s/grib_matrix%d_np%d.grb2", dir, i, nranks);
+    tsr_ctx *ctx = NULL;
+    MPI_Comm model = MPI_COMM_NULL;
+    TU_OK(tsr_init(MPI_COMM_WORLD, init, &ctx, &model));
+    if (ctx) {
+      rc = write_grib(ctx, model, path, "format=grib2:grib_bits=16:strategy=servers");
+      if (rc != TSR_ENOTBUILT) TU_OK(rc);
+      TU_OK(tsr_finalize(&ctx));
+      MPI_Comm_free(&model);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc) continue;
+    if (i == 0) {
+      snprintf(ref, sizeof ref, "%s", path);
+      if (tu_rank == 0) verify(ref);
+    } else {
+      same_as(ref, path);
+    }
+  }
+  return rc;
+}
+
 /* The serial writer's file, the reference the others must equal. */
 static int serial_ref(tsr_ctx *ctx, MPI_Comm model, const char *dir, const char *sc, int nranks,
                       char *ref, size_t len) {
@@ -255,6 +309,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *sc = argv[2];
+  if (strcmp(sc, "servers_matrix") == 0) {
+    int rc = servers_matrix(argv[1], nranks);
+    if (rc == TSR_ENOTBUILT) {
+      MPI_Finalize();
+      return 77;
+    }
+    return tu_finish("grib2");
+  }
   char path[512], hints[128], init[128] = "", ref[512] = "";
   snprintf(path, sizeof path, "%s/grib_%s_np%d.grb2", argv[1], sc, nranks);
   int servers = strncmp(sc, "servers", 7) == 0;

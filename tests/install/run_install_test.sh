@@ -37,7 +37,8 @@ ok "cmake --install $build --prefix $prefix"
 
 # Programs and shared libraries find libtessera relative to themselves.
 if [ "$mode" = shared ]; then
-  for f in "$prefix/bin/tessera-bench" "$prefix/bin/tessera-servers-bench" "$libdir"/libtessera*.so; do
+  for f in "$prefix/bin/tessera-bench" "$prefix/bin/tessera-servers-bench" "$prefix/bin/tessera-convert" \
+      "$libdir"/libtessera*.so; do
     readelf -d "$f" | grep -q 'RUNPATH.*\$ORIGIN' || fail "no \$ORIGIN RUNPATH in $f"
   done
   ok "RUNPATH \$ORIGIN on programs and libraries"
@@ -56,6 +57,14 @@ mpirun $flags -n 2 "$prefix/bin/tessera-bench" --nx 16 --ny 12 --nz 3 --steps 2 
   --check --quiet --out "$work/bench" >"$work/bench.log" 2>&1 || { cat "$work/bench.log"; fail "installed tessera-bench"; }
 grep -q "check: passed" "$work/bench.log" || { cat "$work/bench.log"; fail "bench check"; }
 ok "installed tessera-bench --check and tessera-servers-bench --version ($v)"
+# stage_format=log: the installed library's drain finds the installed
+# tessera-convert by itself (no TESSERA_CONVERT, no LD_LIBRARY_PATH).
+mpirun $flags -n 2 "$prefix/bin/tessera-bench" --nx 16 --ny 12 --nz 3 --steps 2 --output-every 1 \
+  --check --quiet --out "$work/bench_log" --stage-dir "$work/stage_log" --hints stage_format=log \
+  >"$work/bench_log.log" 2>&1 || { cat "$work/bench_log.log"; fail "installed tessera-bench, stage_format=log"; }
+grep -q "check: passed" "$work/bench_log.log" || { cat "$work/bench_log.log"; fail "bench check (log)"; }
+[ -z "$(ls -A "$work/stage_log")" ] || fail "stage_format=log left files in the stage"
+ok "installed drain converts stage_format=log with the installed tessera-convert"
 
 # C consumer through find_package(Tessera).
 cmake -S "$here/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >"$work/c.log" 2>&1 \

@@ -163,6 +163,15 @@ def test_stage_knobs_only_with_a_stage_dir():
     # ... and turning the stage off drops the threshold; a threshold alone is invalid.
     assert space.with_value(hybrid, "stage", None) == start
     assert not space.valid(space.make("direct", {"stage_min_bytes": 32 * KIB}))
+    # The log layout is a knob of the stage too: choosing it stages, the
+    # native layout is the default (no key), turning the stage off drops it.
+    assert "stage_format" in space.knobs_for("direct")
+    log = space.with_value(start, "stage_format", "log")
+    assert space.hints(log) == "strategy=direct:stage_dir=/dev/shm/tune-stage:stage_format=log"
+    assert space.neighbours(log, "stage_format", 0) == ["native"]
+    assert space.with_value(log, "stage_format", "native") == on
+    assert space.with_value(log, "stage", None) == start
+    assert not space.valid(space.make("direct", {"stage_format": "log"}))
     # Without small files the threshold starts at 1 MiB.
     none_small = build_space(RunShape(ranks=8, file_bytes=64 * MIB, stage_dir="/s"))
     assert none_small.knobs["stage_min_bytes"].values[0] == MIB

@@ -12,7 +12,8 @@
  *   slabs of 1 KiB) with either transport, byte for byte against the
  *   unbounded default; then a slow backend (null_delay_ms) behind servers
  *   whose memory is bounded: the servers' peak memory (tsr_get_stats) stays
- *   under the bound while the same run unbounded goes past it.
+ *   under the bound, with either transport and with concentrators (whose
+ *   bundles count in it), while the same run unbounded goes past it.
  * - float: double memory into a float variable (tsr_put_typed) through the
  *   servers converted on the writer (default) and before the hand-off
  *   (precision=float), and through strategy=serial (converted by the API):
@@ -29,6 +30,7 @@
  *   the server receives fewer messages than without (at 3 ranks and more:
  *   with one model rank both send one message per op). */
 #include "srv_fields.h"
+#include "srv_rows.h"
 #include "../c/test_util.h"
 
 typedef struct {
@@ -299,16 +301,10 @@ static int64_t slow_run(const char *dir, const char *extra, const char *label, i
   MPI_Comm model = MPI_COMM_NULL;
   TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
   if (model == MPI_COMM_NULL) return -1;
-  int m, M;
-  MPI_Comm_rank(model, &m);
-  MPI_Comm_size(model, &M);
   enum { Z = 4, Y = 64, X = 64 };
-  int64_t g[3] = {Z, Y, X}, st[3] = {0, (int64_t)Y * m / M, 0}, ct[3] = {Z, 0, X};
-  ct[1] = (int64_t)Y * (m + 1) / M - st[1];
   tsr_decomp *d = NULL;
-  TU_OK(tsr_decomp_box(ctx, 3, g, st, ct, NULL, NULL, &d));
-  double *buf = malloc((size_t)(Z * ct[1] * X) * sizeof *buf);
-  for (int64_t i = 0; i < Z * ct[1] * X; i++) buf[i] = (double)i;
+  double *buf = NULL;
+  TU_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
   snprintf(path, sizeof path, "%s/slow_%s.nc", dir, label);
   tsr_file *f = NULL;
   TU_OK(tsr_create(ctx, path, backend, &f));
@@ -446,12 +442,25 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     int64_t free_peak = slow_peak(dir, "", "free", T);
     MPI_Barrier(MPI_COMM_WORLD);
+    /* Concentrators: the bundles a server holds count in its peak too (one
+     * per node; one per 2 model ranks over rma where there are 2). */
+    int64_t bounded_node =
+        slow_peak(dir, ":server_buffer_bytes=64k:concentrators=per_node", "bounded_node", T);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const char *c2 = np - T >= 2 ? ":server_buffer_bytes=64k:concentrators=2:transport=rma"
+                                 : ":server_buffer_bytes=64k:concentrators=1:transport=rma";
+    int64_t bounded_c2 = slow_peak(dir, c2, "bounded_c2", T);
+    MPI_Barrier(MPI_COMM_WORLD);
     if (free_peak >= 0) {
       if (rank == 0)
-        printf("server peak memory: bounded %lld, bounded rma %lld, unbounded %lld (bound 65536)\n",
-               (long long)bounded, (long long)bounded_rma, (long long)free_peak);
+        printf("server peak memory: bounded %lld, bounded rma %lld, unbounded %lld, "
+               "bounded per_node %lld, bounded %s %lld (bound 65536)\n",
+               (long long)bounded, (long long)bounded_rma, (long long)free_peak,
+               (long long)bounded_node, c2 + 1, (long long)bounded_c2);
       TU_EQ(bounded > 0 && bounded <= 65536, 1);
       TU_EQ(bounded_rma > 0 && bounded_rma <= 65536, 1);
+      TU_EQ(bounded_node > 0 && bounded_node <= 65536, 1);
+      TU_EQ(bounded_c2 > 0 && bounded_c2 <= 65536, 1);
       /* Without the bound a server holds at least a whole tile (the
        * largest is no smaller than 128 KiB / M), more than the bound at 2 ranks. */
       TU_EQ(free_peak >= (int64_t)131072 / (np - T), 1);

@@ -25,7 +25,7 @@
  *   dest_full             the destination is a 1 MiB tmpfs: tsr_close succeeds
  *                         (the file is staged), tsr_finalize is TSR_ENOSPC on
  *                         every rank, the staged file and its marker remain,
- *                         byte-identical to an unstaged twin, no final name.
+ *                         byte-identical to an unstaged twin, no final name;
  *   prestage_write        writes DIR/prestaged.nc (stage_in_cli.sh then runs
  *   prestage_read         `tessera stage in`), reads it with stage_dir=DIR/
  *                         prestage: the values are the source's and the stage
@@ -34,7 +34,13 @@
  *   servers_stats         strategy=servers (last rank a server) writes two
  *                         files through a stage: the `stage` record of
  *                         TESSERA_STATS_FILE counts the server's drains
- *                         (2 files, their exact bytes, none failed).
+ *                         (2 files, their exact bytes, none failed);
+ *   identical_log:<strategy>  identical: with stage_format=log (the drain
+ *                         converts each writer's log into the file);
+ *   log_read              tsr_open reads a staged log directly (values),
+ *                         before tsr_finalize converts it (bytes);
+ *   kill_log              SIGKILL between log close and conversion
+ *                         (stage_kill.sh ... log recovers and compares).
  * Usage: test_stage SCENARIO DIR. Exit 77 (skip) when the strategy is not
  * built. */
 #define _DEFAULT_SOURCE /* usleep */
@@ -157,18 +163,20 @@ static void final_name(char *out, size_t n, const char *path, const char *strate
   else snprintf(out, n, "%s", path);
 }
 
-static int identical(tsr_ctx **ctx, const char *strategy, const char *dir) {
+/* @p extra: more hints for the staged file ("" or ":stage_format=log"). */
+static int identical(tsr_ctx **ctx, const char *strategy, const char *dir, const char *extra) {
   char ref[600], stg[600], sdir[600], hints[900];
-  snprintf(ref, sizeof ref, "%s/ident_%s_np%d_ref.nc", dir, strategy, g_size);
-  snprintf(stg, sizeof stg, "%s/ident_%s_np%d_staged.nc", dir, strategy, g_size);
-  snprintf(sdir, sizeof sdir, "%s/stage_ident_%s_np%d", dir, strategy, g_size);
+  const char *tag = extra[0] ? "log" : "native";
+  snprintf(ref, sizeof ref, "%s/ident_%s_%s_np%d_ref.nc", dir, strategy, tag, g_size);
+  snprintf(stg, sizeof stg, "%s/ident_%s_%s_np%d_staged.nc", dir, strategy, tag, g_size);
+  snprintf(sdir, sizeof sdir, "%s/stage_ident_%s_%s_np%d", dir, strategy, tag, g_size);
   if (g_rank == 0) empty_dir(sdir);
   MPI_Barrier(MPI_COMM_WORLD);
   snprintf(hints, sizeof hints, "strategy=%s", strategy);
   int rc = write_file(*ctx, ref, hints, 96, 3);
   if (rc == TSR_ENOTBUILT) return 77;
   CHECK_RC(rc, 0);
-  snprintf(hints, sizeof hints, "strategy=%s:stage_dir=%s", strategy, sdir);
+  snprintf(hints, sizeof hints, "strategy=%s:stage_dir=%s%s", strategy, sdir, extra);
   CHECK_RC(write_file(*ctx, stg, hints, 96, 3), 0);
   CHECK_RC(tsr_finalize(ctx), 0); /* waits for the drain */
   MPI_Barrier(MPI_COMM_WORLD);
@@ -213,6 +221,17 @@ static int read_marker(const char *sdir, char *dest, size_t n, long long *size,
   return found;
 }
 
+/* tsr_finalize drains the stage: then @p final is @p ref byte for byte and
+ * the stage is empty. */
+static void finalize_compare(tsr_ctx **ctx, const char *final, const char *ref, const char *sdir) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(tsr_finalize(ctx), 0);
+  if (g_rank == 0) {
+    CHECK(same_bytes(final, ref));
+    CHECK(count_entries(sdir) == 0);
+  }
+}
+
 static int hybrid(tsr_ctx **ctx, const char *dir) {
   char small[600], large[600], ref[600], sdir[600], hints[900];
   snprintf(small, sizeof small, "%s/hybrid_small_np%d.nc", dir, g_size);
@@ -242,12 +261,7 @@ static int hybrid(tsr_ctx **ctx, const char *dir) {
     CHECK(size == file_size(ref));
     CHECK(same_bytes(staged, ref));
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(tsr_finalize(ctx), 0);
-  if (g_rank == 0) {
-    CHECK(same_bytes(large, ref));
-    CHECK(count_entries(sdir) == 0);
-  }
+  finalize_compare(ctx, large, ref, sdir);
   return 0;
 }
 
@@ -356,14 +370,18 @@ static int dest_missing(tsr_ctx **ctx, const char *dir) {
 
 /* Three 8 MiB files closed through the stage; rank 0 waits until the drain
  * is inside a copy (`<final>.tessera-tmp` there, the final name not yet) and
- * kills itself. DIR/kill_closed lists the files tsr_close returned for. */
-static int kill_run(tsr_ctx **ctx, const char *dir) {
+ * kills itself. DIR/kill_closed lists the files tsr_close returned for.
+ * With @p log (stage_format=log, drained at tsr_finalize) it kills itself
+ * as soon as the three logs are closed, before any conversion ran
+ * (stage_kill.sh then converts one by hand and recovers the others). */
+static int kill_run(tsr_ctx **ctx, const char *dir, int log) {
   char sdir[600], hints[900], path[3][600], ref[600], tmp[1300], list[600];
   snprintf(sdir, sizeof sdir, "%s/stage_kill", dir);
   snprintf(list, sizeof list, "%s/kill_closed", dir);
   snprintf(ref, sizeof ref, "%s/kill_ref.nc", dir);
   CHECK_RC(write_file(*ctx, ref, "strategy=serial", 2048, 1), 0);
-  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s", sdir);
+  snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s%s", sdir,
+           log ? ":stage_format=log:stage_drain=finalize" : "");
   FILE *lf = g_rank == 0 ? fopen(list, "w") : NULL;
   for (int k = 0; k < 3; k++) {
     snprintf(path[k], sizeof path[k], "%.500s/kill_%d.nc", dir, k);
@@ -375,8 +393,8 @@ static int kill_run(tsr_ctx **ctx, const char *dir) {
   }
   if (lf) fclose(lf);
   if (g_rank == 0) {
-    const char *when = "after every drain finished";
-    for (int i = 0; i < 200000; i++) { /* at most about 20 s */
+    const char *when = log ? "with 3 logs closed, none converted" : "after every drain finished";
+    for (int i = 0; !log && i < 200000; i++) { /* at most about 20 s */
       int k, all = 1;
       for (k = 0; k < 3; k++) {
         snprintf(tmp, sizeof tmp, "%.600s.tessera-tmp", path[k]);
@@ -396,6 +414,38 @@ static int kill_run(tsr_ctx **ctx, const char *dir) {
     raise(SIGKILL);
   }
   MPI_Barrier(MPI_COMM_WORLD); /* never passes: rank 0 is gone */
+  return 0;
+}
+
+/* stage_format=log, drained at tsr_finalize: before it, the stage holds the
+ * log (a directory) and its marker, and tsr_open reads the log directly: every
+ * rank gets its rows of every frame back, values as written. Afterwards the
+ * final file is the in-place file byte for byte. */
+static int log_read(tsr_ctx **ctx, const char *dir) {
+  char path[600], sdir[600], hints[900], ref[600];
+  snprintf(path, sizeof path, "%s/logread_np%d.nc", dir, g_size);
+  snprintf(ref, sizeof ref, "%s/logread_np%d_ref.nc", dir, g_size);
+  snprintf(sdir, sizeof sdir, "%s/stage_logread_np%d", dir, g_size);
+  if (g_rank == 0) empty_dir(sdir), unlink(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int64_t ny = 96;
+  CHECK_RC(write_file(*ctx, ref, "strategy=serial", ny, 3), 0);
+  snprintf(hints, sizeof hints,
+           "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
+  CHECK_RC(write_file(*ctx, path, hints, ny, 3), 0);
+  char dest[1024] = "", staged[1200] = "";
+  long long size = -1;
+  if (g_rank == 0) {
+    CHECK(!exists(path));
+    CHECK(count_entries(sdir) == 2); /* the log and its marker */
+    CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
+    struct stat sb;
+    CHECK(stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode));
+    CHECK(strcmp(dest, path) == 0);
+  }
+  MPI_Bcast(staged, sizeof staged, MPI_CHAR, 0, MPI_COMM_WORLD);
+  for (int t = 0; t < 3; t++) read_check(*ctx, staged, NULL, ny, t);
+  finalize_compare(ctx, path, ref, sdir);
   return 0;
 }
 
@@ -521,12 +571,16 @@ int main(int argc, char **argv) {
   int rc = 0, own_init = strcmp(sc, "servers_stats") == 0;
   if (!own_init) CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
   if (own_init) rc = servers_stats(dir);
-  else if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir);
+  else if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir, "");
+  else if (strncmp(sc, "identical_log:", 14) == 0)
+    rc = identical(&ctx, sc + 14, dir, ":stage_format=log");
+  else if (strcmp(sc, "log_read") == 0) rc = log_read(&ctx, dir);
+  else if (strcmp(sc, "kill_log") == 0) rc = kill_run(&ctx, dir, 1);
   else if (strcmp(sc, "hybrid") == 0) rc = hybrid(&ctx, dir);
   else if (strcmp(sc, "rewrite") == 0) rc = rewrite(&ctx, dir);
   else if (strcmp(sc, "stage_in") == 0) rc = stage_in(&ctx, dir);
   else if (strcmp(sc, "dest_missing") == 0) rc = dest_missing(&ctx, dir);
-  else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir);
+  else if (strcmp(sc, "kill") == 0) rc = kill_run(&ctx, dir, 0);
   else if (strcmp(sc, "stage_full") == 0) rc = stage_full(&ctx, dir);
   else if (strcmp(sc, "dest_full") == 0) rc = dest_full(&ctx, dir);
   else if (strcmp(sc, "prestage_write") == 0) rc = prestage(&ctx, dir, 1);
