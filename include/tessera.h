@@ -203,8 +203,8 @@ TSR_EXTERN int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], co
  * are sorted and merged into runs once, here; when every rank's elements form
  * one box the decomposition costs what that box costs (plus one reordering
  * copy per put when the list is not in index order). Strategies `serial`,
- * `direct` and `aggregate` take any map; `split` and `servers` take maps
- * whose elements form one box per rank and answer TSR_EDECOMP otherwise.
+ * `direct`, `aggregate` and `servers` take any map; `split` takes maps whose
+ * elements form one box per rank and answers TSR_EDECOMP otherwise.
  */
 TSR_EXTERN int tsr_decomp_map(tsr_ctx *ctx, int ndims, const int64_t gsize[], int64_t n,
                               const int64_t idx[], tsr_decomp **d);

@@ -238,13 +238,16 @@ int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
  * out as one tile per variable, and the servers' hand-off carries one box
  * per rank. Agreed like every argument check (flatness is agreed when the
  * decomposition is made, so every rank gives the same answer). */
+/* A file per rank (split) holds one box of the variable, with its start in
+ * the file: scattered elements have no such box, so split refuses them.
+ * Every other strategy takes them (the servers receive the runs). */
 static int flat_refused(tsr_file *f, const tsr_decomp *d) {
   if (!d || !d->canon || !d->canon->tiles.flat || !f->strategy) return 0;
-  if (!f->strategy->file_per_rank && !f->strategy->needs_server_ranks) return 0;
+  if (!f->strategy->file_per_rank) return 0;
   f->berr.code = TSR_EDECOMP;
   snprintf(f->berr.message, sizeof f->berr.message,
            "strategy=%s writes one box per rank; this decomposition's elements form no box on "
-           "some rank (use strategy=serial, direct or aggregate)",
+           "some rank (use strategy=serial, direct, aggregate or servers)",
            f->strategy->name);
   return TSR_EDECOMP;
 }

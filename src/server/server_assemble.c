@@ -16,6 +16,7 @@
  * rounds of several files, and a failed file must keep receiving (and
  * dropping) its pieces. What the two share is the layout (tsr__layout_chunks)
  * and the box arithmetic (tsr__box_intersect, tsr__copy_box). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/server_state.h"
@@ -69,20 +70,47 @@ static void drop_pieces(tsr__srv_server *s) {
       r = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_DATA, &s->in);
 }
 
+/* Client m's piece of a flat tile (runs[m]) in slab box [lo, hi): n
+ * elements packed in run order, placed run by run; dropped when @p keep is 0. */
+static int take_runs(tsr__srv_server *s, int m, const int64_t *runs, int64_t lo, int64_t hi,
+                     int64_t n, size_t es, int keep) {
+  int f64 = s->hdrs[m].wire_f64, rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m),
+                                                   TSR__WIRE_TAG_DATA, &s->in);
+  if (rc || !keep) return rc;
+  if (s->in.len != n * (int64_t)(f64 ? sizeof(double) : es)) return TSR_EINVAL;
+  if (f64) tsr__doubles_to_floats(s->in.p, n);
+  int64_t first;
+  tsr__srv_runs_in(runs, s->hdrs[m].nruns, lo, hi, &first);
+  tsr__srv_runs_place(runs, s->hdrs[m].nruns, first, lo, hi, s->in.p, es, s->slab.p);
+  return 0;
+}
+
+/* Client m's elements in slab box b: its tile's piece *x, or (flat) those of
+ * its runs in [lo, hi). */
+static int64_t piece_elems(const tsr__srv_server *s, int m, int64_t *const *runs,
+                           const tsr__layout *L, int b, int64_t lo, int64_t hi, tsr__box *x) {
+  const tsr__wire_hdr *h = &s->hdrs[m];
+  int64_t first;
+  if (h->flat) return tsr__srv_runs_in(runs[m], h->nruns, lo, hi, &first);
+  tsr__box t;
+  tile_of(h, &t);
+  return tsr__srv_slab_piece(L, b, h->nd, &t, x) ? tsr__box_elems(h->nd, x) : 0;
+}
+
 /* Walk the slab boxes: receive the pieces of each and write it. */
-static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L, size_t es) {
+static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L, size_t es,
+                    int64_t *const *runs, const int64_t shape[]) {
   const tsr__wire_hdr *h0 = &s->hdrs[0];
   int M = s->L.M, varid = h0->varid, nd = h0->nd, rc = 0, keep = 1;
-  tsr__box t, x;
+  tsr__box x;
   for (int b = 0; b < tsr__srv_slab_count(L); b++) {
     const tsr__box *box = &L->boxes[b];
-    int64_t belems = tsr__box_elems(nd, box), covered = 0;
+    int64_t belems = tsr__box_elems(nd, box), covered = 0, lo = 0, hi = 0;
+    /* Flat clients cut their runs by the same range (server_handoff_runs.c). */
+    tsr__srv_slab_range(L, b, nd, shape, &lo, &hi);
     if (keep && (rc = tsr__srv_buf_grow(&s->slab, belems * (int64_t)es))) keep = 0;
     tsr__srv_note_memory(s);
-    for (int m = 0; m < M; m++) {
-      tile_of(&s->hdrs[m], &t);
-      if (tsr__srv_slab_piece(L, b, nd, &t, &x)) covered += tsr__box_elems(nd, &x);
-    }
+    for (int m = 0; m < M; m++) covered += piece_elems(s, m, runs, L, b, lo, hi, &x);
     /* Points no client owns (holes) carry the fill value, as in serial. */
     if (keep && covered < belems) {
       char fill[8];
@@ -90,9 +118,10 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
       tsr__fill_elems(s->slab.p, fill, es, belems);
     }
     for (int m = 0; m < M; m++) {
-      tile_of(&s->hdrs[m], &t);
-      if (!tsr__srv_slab_piece(L, b, nd, &t, &x)) continue;
-      int r = take_piece(s, nd, m, &x, box, es, keep);
+      int64_t n = piece_elems(s, m, runs, L, b, lo, hi, &x);
+      if (!n) continue;
+      int r = s->hdrs[m].flat ? take_runs(s, m, runs[m], lo, hi, n, es, keep)
+                              : take_piece(s, nd, m, &x, box, es, keep);
       if (r && !rc) rc = r;
       if (r) keep = 0;
     }
@@ -112,24 +141,50 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
   return rc;
 }
 
-int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
-  int M = s->L.M, rc = 0;
-  /* The first client's came with the op (model rank 0's on the root). */
-  memcpy(&s->hdrs[s->blo], s->in.p, sizeof s->hdrs[s->blo]);
-  for (int m = 0; m < M && !rc; m++) {
-    if (m == s->blo) continue;
-    rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_HDR, &s->in);
-    if (!rc) memcpy(&s->hdrs[m], s->in.p, sizeof s->hdrs[m]);
+/* The header in s->in, client m's: kept, and for a flat tile the runs kept
+ * for its decomposition (sent with it, flat 1, or before) in runs[m];
+ * TSR_ENOMEM or TSR_EINVAL when there are none (the round then fails and
+ * its pieces are dropped). */
+static int keep_header(tsr__srv_server *s, int m, int64_t **runs) {
+  tsr__wire_hdr *h = &s->hdrs[m];
+  memcpy(h, s->in.p, sizeof *h);
+  if (!h->flat || h->err) return 0;
+  if (h->nruns < 0) return TSR_EINVAL;
+  int src = tsr__srv_model_rank(&s->L, m), rc = 0;
+  const tsr__srv_runs *k = NULL;
+  if (h->flat == 2) k = tsr__srv_runs_keep(s, src, h, NULL, &rc);
+  /* flat 1: the runs follow in DATA messages (each taken, even after an
+   * error, so that the stream stays in step); the first starts afresh. */
+  int64_t per = tsr__wire_runs_per_msg(s->chunk);
+  for (int64_t r = 0; h->flat == 1 && (r < h->nruns || r == 0); r += per) {
+    tsr__wire_hdr hx = *h;
+    hx.nruns = h->nruns - r < per ? h->nruns - r : per;
+    hx.at = r;
+    if (hx.nruns > 0) {
+      int t = tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_DATA, &s->in);
+      if (t) return t;
+      if (!rc && s->in.len != hx.nruns * 2 * (int64_t)sizeof(int64_t)) rc = TSR_EINVAL;
+    }
+    if (!rc) k = tsr__srv_runs_keep(s, src, &hx, s->in.p, &rc);
   }
-  if (rc) return rc; /* a header is lost: the streams cannot be followed further */
+  if (!rc) { /* a parallel file's parts may have kept them cut in more runs: the same elements */
+    runs[m] = k->runs;
+    h->nruns = k->nruns;
+  }
+  return rc;
+}
+
+/* Every header (and runs) of the round is in: write it, or drop its pieces. */
+static int assemble_round(tsr__srv_server *s, tsr__srv_file *sf, int64_t *const *runs, int kerr) {
+  int M = s->L.M;
   /* A whole-levels task with an error not yet agreed drops its round too. */
-  int err = sf->status ? sf->status : sf->levels ? sf->lerr : 0;
+  int err = sf->status ? sf->status : sf->levels && sf->lerr ? sf->lerr : kerr;
   for (int m = 0; m < M && !err; m++) err = s->hdrs[m].err;
   const tsr__layout *L = NULL;
   const tsr__wire_hdr *h0 = &s->hdrs[0];
   size_t es = 1;
+  int64_t shape[TSR_MAX_DIMS];
   if (!err) {
-    int64_t shape[TSR_MAX_DIMS];
     es = tsr__type_size(sf->schema.vars[h0->varid].type);
     tsr__var_shape(&sf->schema, h0->varid, shape);
     /* The clients cut their tiles along the same layout (same shape, type
@@ -141,5 +196,24 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
     drop_pieces(s);
     return err;
   }
-  return assemble(s, sf, L, es);
+  return assemble(s, sf, L, es, runs, shape);
+}
+
+int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
+  int M = s->L.M, rc = 0, kerr = 0;
+  int64_t **runs = calloc((size_t)M, sizeof *runs);
+  if (!runs) kerr = TSR_ENOMEM;
+  /* The first client's header came with the op (model rank 0's on the
+   * root): kept first, then the others', in model order. */
+  for (int i = 0; i < M && !rc; i++) {
+    int m = i == 0 ? s->blo : i <= s->blo ? i - 1 : i;
+    if (i > 0) rc = tsr__tp_take(&s->tp, tsr__srv_model_rank(&s->L, m), TSR__WIRE_TAG_HDR, &s->in);
+    if (rc) break;
+    if (!runs) memcpy(&s->hdrs[m], s->in.p, sizeof s->hdrs[m]);
+    int k = runs ? keep_header(s, m, runs) : 0;
+    if (k && !kerr) kerr = k;
+  }
+  if (!rc) rc = assemble_round(s, sf, runs, kerr);
+  free(runs); /* the runs themselves stay kept */
+  return rc; /* a lost header: the streams cannot be followed further */
 }

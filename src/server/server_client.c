@@ -26,6 +26,7 @@ void tsr__srv_client_free(tsr__srv_client *cl) {
   tsr__srv_tracks_free(cl);
   tsr__srv_sizing_free(cl);
   tsr__srv_streams_free(cl);
+  free(cl->sent);
   if (cl->L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&cl->L.wcomm);
   free(cl);
 }

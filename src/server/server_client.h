@@ -39,6 +39,10 @@ struct tsr__server_client {
   int64_t chunk; /* server_buffer_bytes/4: the largest message a server accepts (0 = any) */
   double t_init;            /* MPI_Wtime at tsr_init */
   tsr__srv_sizing *sizing;  /* tsr_finalize with statistics on: the FINAL figures */
+  /* Flat decompositions whose runs a server keeps: (decomposition id,
+   * server's wcomm rank) pairs (server_handoff_runs.c). */
+  int64_t *sent;
+  int64_t nsent, capsent;
 };
 typedef struct tsr__server_client tsr__srv_client;
 
@@ -66,6 +70,27 @@ void tsr__srv_client_free(tsr__srv_client *cl);
 int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                          const tsr__wire_hdr *h, const struct tsr_decomp *d, const void *buf,
                          size_t esize, int f64);
+/* The error header that completes a round this rank could not hand over. */
+int tsr__srv_send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, int dest);
+/* How a tile's values go on the wire (tsr_put_typed: double memory, float
+ * variable): as they are, converted to float here, or as doubles that the
+ * server converts. */
+enum { TSR__HOW_AS_IS, TSR__HOW_TO_FLOAT, TSR__HOW_DOUBLES };
+/* Bytes of one element on the wire. */
+static inline size_t tsr__srv_wire_size(size_t es, int how) {
+  return how == TSR__HOW_DOUBLES ? sizeof(double) : es;
+}
+/* ---- server_handoff_runs.c: a flat tile (index map, box list: d->tiles.flat,
+ * its buffer packed in run order) goes with its runs the first time, to a
+ * parallel backend's server in parts of at most the servers' message bound,
+ * or to a serial root (whole levels: every task) as [runs] plus one piece per
+ * slab box. ---- */
+int tsr__srv_handoff_runs(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hdr *h,
+                          const struct tsr_decomp *d, const void *buf, size_t es, int how);
+/* Serial (and whole levels: task @p t of the group, wcomm rank @p dest). */
+int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
+                                const tsr__wire_hdr *h0, const struct tsr_decomp *d,
+                                const void *buf, size_t es, int how, int t, int dest);
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                             const void *buf, int64_t bytes);
 /* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL). */

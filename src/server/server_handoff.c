@@ -31,7 +31,7 @@ int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int dest) {
 
 /* The error header that completes a round this rank could not hand over
  * (sent from the stack: the ring is what failed). */
-static int send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, int dest) {
+int tsr__srv_send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, int dest) {
   tsr__wire_hdr h = *h0;
   h.err = err;
   h.nholes = h.npieces = 0;
@@ -39,17 +39,13 @@ static int send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, in
   return err;
 }
 
-/* How a tile's values go on the wire (tsr_put_typed: double memory, float
- * variable). */
-enum { AS_IS, DOUBLE_TO_FLOAT, DOUBLES };
-
 /* Copy box @p x of the tile from the memory box into @p dst (laid out over
  * x): as is (elements of @p es bytes), converted to float, or as doubles. */
 static void copy_part(const tsr_decomp *d, const tsr__box *x, const void *buf, size_t es, int how,
                       void *dst) {
   int nd = d->ndims;
-  if (how != DOUBLE_TO_FLOAT) {
-    tsr__copy_box(nd, x, how == DOUBLES ? sizeof(double) : es, buf, d->mem.start, d->mem.count,
+  if (how != TSR__HOW_TO_FLOAT) {
+    tsr__copy_box(nd, x, how == TSR__HOW_DOUBLES ? sizeof(double) : es, buf, d->mem.start, d->mem.count,
                   dst, x->start, x->count);
     return;
   }
@@ -69,18 +65,15 @@ static void copy_part(const tsr_decomp *d, const tsr__box *x, const void *buf, s
   }
 }
 
-/* Bytes of one element on the wire. */
-static size_t wire_size(size_t es, int how) { return how == DOUBLES ? sizeof(double) : es; }
-
 /* One message of a parallel round: header + [holes] + box @p x of the tile. */
 static int put_box(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                    const tsr_decomp *d, const tsr__box *x, const void *buf, size_t es, int how) {
   int64_t hbytes = (int64_t)h->nholes * (int64_t)sizeof(tsr__box);
-  int64_t data = tsr__box_elems(d->ndims, x) * (int64_t)wire_size(es, how);
+  int64_t data = tsr__box_elems(d->ndims, x) * (int64_t)tsr__srv_wire_size(es, how);
   int64_t len = (int64_t)sizeof *h + hbytes + data;
-  if (len > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, cf->server);
+  if (len > INT_MAX) return tsr__srv_send_failed(cl, h, TSR_ETOOBIG, cf->server);
   int64_t off = tsr__ring_reserve(&cl->ring, len);
-  if (off < 0) return send_failed(cl, h, TSR_ENOMEM, cf->server);
+  if (off < 0) return tsr__srv_send_failed(cl, h, TSR_ENOMEM, cf->server);
   char *p = cl->ring.buf + off;
   tsr__wire_hdr hx = *h;
   for (int i = 0; i < d->ndims; i++) {
@@ -103,7 +96,7 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
                      const tsr_decomp *d, const void *buf, size_t es, int how) {
   h->nholes = cl->m == 0 ? d->nholes : 0;
   h->nparts = 1;
-  size_t ws = wire_size(es, how);
+  size_t ws = tsr__srv_wire_size(es, how);
   int64_t hbytes = (int64_t)h->nholes * (int64_t)sizeof(tsr__box);
   int64_t len = (int64_t)sizeof *h + hbytes + d->my_elems * (int64_t)ws;
   if (!cl->chunk || len <= cl->chunk || d->my_elems == 0)
@@ -113,7 +106,7 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
   memset(&L, 0, sizeof L);
   int rc = tsr__layout_chunks(d->ndims, d->tile.count, room > (int64_t)ws ? room / (int64_t)ws : 1,
                               0, &L);
-  if (rc) return send_failed(cl, h, rc, cf->server);
+  if (rc) return tsr__srv_send_failed(cl, h, rc, cf->server);
   h->nparts = tsr__srv_slab_count(&L);
   for (int b = 0; b < h->nparts; b++) {
     tsr__box x = L.boxes[b];
@@ -138,12 +131,12 @@ static int put_whole(tsr__srv_client *cl, const tsr__srv_cfile *cf, tsr__wire_hd
 static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                       const tsr__wire_hdr *h0, const tsr_decomp *d, const void *buf, size_t es,
                       int how, int t, int dest) {
-  size_t ws = wire_size(es, how); /* the slabs are the file's: element size es */
+  size_t ws = tsr__srv_wire_size(es, how); /* the slabs are the file's: element size es */
   tsr__wire_hdr hh = *h0, *h = &hh;
   const tsr__layout *L;
   int rc = tsr__srv_slabs_of(&cf->slabs, h->varid, t, d->ndims, d->gsize, es,
                              tsr__srv_slab_bytes(hints->slab_bytes, cl->chunk), &L);
-  if (rc) return send_failed(cl, h, rc, dest);
+  if (rc) return tsr__srv_send_failed(cl, h, rc, dest);
   int nb = tsr__srv_slab_count(L);
   int64_t len = tsr__wire_align(sizeof *h), maxpiece = 0;
   tsr__box x;
@@ -154,9 +147,9 @@ static int put_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints 
       if (n > maxpiece) maxpiece = n;
       h->npieces++;
     }
-  if (maxpiece > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, dest);
+  if (maxpiece > INT_MAX) return tsr__srv_send_failed(cl, h, TSR_ETOOBIG, dest);
   int64_t off = tsr__ring_reserve(&cl->ring, len);
-  if (off < 0) return send_failed(cl, h, TSR_ENOMEM, dest);
+  if (off < 0) return tsr__srv_send_failed(cl, h, TSR_ENOMEM, dest);
   memcpy(cl->ring.buf + off, h, sizeof *h);
   rc = tsr__ring_send(&cl->ring, off, sizeof *h, dest, TSR__WIRE_TAG_HDR);
   int64_t at = off + tsr__wire_align(sizeof *h);
@@ -181,8 +174,10 @@ static int put_levels(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints 
                       int how) {
   int rc = 0;
   for (int t = 0; t < cl->L.T; t++) {
-    int r = put_pieces(cl, cf, hints, h, d, buf, es, how, t,
-                       tsr__srv_server_rank(&cl->L, cf->group, t));
+    int dest = tsr__srv_server_rank(&cl->L, cf->group, t);
+    int r = d->tiles.flat /* index maps, box lists: server_handoff_runs.c */
+                ? tsr__srv_handoff_run_pieces(cl, cf, hints, h, d, buf, es, how, t, dest)
+                : put_pieces(cl, cf, hints, h, d, buf, es, how, t, dest);
     if (r && !rc) rc = r; /* the other tasks still get their round */
   }
   return rc;
@@ -194,10 +189,21 @@ int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hin
   tsr__wire_hdr h = *h0;
   /* Doubles of a float variable: converted here with precision=float (half
    * the bytes move), else sent as they are and converted by the server. */
-  int how = !f64 ? AS_IS : hints->precision_float ? DOUBLE_TO_FLOAT : DOUBLES;
-  h.wire_f64 = how == DOUBLES;
+  int how = !f64 ? TSR__HOW_AS_IS : hints->precision_float ? TSR__HOW_TO_FLOAT : TSR__HOW_DOUBLES;
+  h.wire_f64 = how == TSR__HOW_DOUBLES;
   tsr__ring_progress(&cl->ring, 0); /* reclaim what the servers took meanwhile */
+  if (d->tiles.flat) { /* index maps, box lists: their runs travel (server_handoff_runs.c) */
+    h.flat = 1;
+    for (int i = 0; i < d->ndims; i++) {
+      h.start[i] = 0;
+      h.count[i] = d->gsize[i];
+    }
+  }
   if (cf->levels) return put_levels(cl, cf, hints, &h, d, buf, esize, how);
+  if (d->tiles.flat)
+    return cf->parallel ? tsr__srv_handoff_runs(cl, cf, &h, d, buf, esize, how)
+                        : tsr__srv_handoff_run_pieces(cl, cf, hints, &h, d, buf, esize, how, 0,
+                                                      cf->server);
   return cf->parallel ? put_whole(cl, cf, &h, d, buf, esize, how)
                       : put_pieces(cl, cf, hints, &h, d, buf, esize, how, 0, cf->server);
 }
@@ -206,9 +212,9 @@ int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const
                             const void *buf, int64_t bytes) {
   int64_t len = (int64_t)sizeof *h + bytes;
   int root = tsr__srv_server_rank(&cl->L, cf->group, 0);
-  if (len > INT_MAX) return send_failed(cl, h, TSR_ETOOBIG, root);
+  if (len > INT_MAX) return tsr__srv_send_failed(cl, h, TSR_ETOOBIG, root);
   int64_t off = tsr__ring_reserve(&cl->ring, len);
-  if (off < 0) return send_failed(cl, h, TSR_ENOMEM, root);
+  if (off < 0) return tsr__srv_send_failed(cl, h, TSR_ENOMEM, root);
   memcpy(cl->ring.buf + off, h, sizeof *h);
   memcpy(cl->ring.buf + off + sizeof *h, buf, (size_t)bytes);
   return tsr__ring_send(&cl->ring, off, len, root, TSR__WIRE_TAG_HDR);

@@ -93,6 +93,7 @@ int tsr__srv_serve(tsr__srv_server *s) {
   reply(s, ACK_FIRST_CLIENT, TSR__WIRE_FINAL, -1, rc, &fin);
   tsr__tp_reap(&s->tp, &s->out, 1);
   free(s->hdrs);
+  tsr__srv_runs_free(s);
   tsr__srv_buf_free(&s->in);
   tsr__srv_buf_free(&s->slab);
   tsr__outbox_free(&s->out);

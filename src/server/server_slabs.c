@@ -81,3 +81,20 @@ int tsr__srv_slab_piece(const tsr__layout *L, int b, int nd, const tsr__box *til
                         tsr__box *piece) {
   return tsr__box_elems(nd, tile) > 0 && tsr__box_intersect(nd, &L->boxes[b], tile, piece);
 }
+
+int tsr__srv_slab_range(const tsr__layout *L, int b, int nd, const int64_t shape[], int64_t *lo,
+                        int64_t *hi) {
+  const tsr__box *x = &L->boxes[b];
+  int64_t n = tsr__box_elems(nd, x), off = 0;
+  /* Contiguous when every dimension after the first one longer than 1 is
+   * whole (the layout cuts rows, planes, ... in C order). */
+  int first = -1;
+  for (int i = 0; i < nd; i++) {
+    if (first >= 0 && x->count[i] != shape[i]) return n == 0 ? (*lo = *hi = 0, 1) : 0;
+    if (first < 0 && x->count[i] != 1) first = i;
+  }
+  for (int i = 0; i < nd; i++) off = off * shape[i] + x->start[i];
+  *lo = off;
+  *hi = off + n;
+  return 1;
+}

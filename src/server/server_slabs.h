@@ -39,5 +39,10 @@ static inline int tsr__srv_slab_count(const tsr__layout *L) { return L->first[L-
  * does not meet it (an empty tile meets nothing). */
 int tsr__srv_slab_piece(const tsr__layout *L, int b, int nd, const tsr__box *tile,
                         tsr__box *piece);
+/* Slab box @p b as the row-major index range [*lo, *hi) of an array of
+ * @p shape, where flat tiles (runs) are cut: 1, or 0 when the box is no
+ * contiguous range (the layout never makes one; the caller refuses). */
+int tsr__srv_slab_range(const tsr__layout *L, int b, int nd, const int64_t shape[], int64_t *lo,
+                        int64_t *hi);
 
 #endif

@@ -32,6 +32,16 @@ typedef struct tsr__srv_file {
   struct tsr__srv_file *next;
 } tsr__srv_file;
 
+/* The runs of a flat decomposition one client sent (server_runs.c): kept
+ * for the life of the server, so that they travel once. pos[r]: packed
+ * position of run r's first element. */
+typedef struct tsr__srv_runs {
+  int src;    /* the client's wcomm rank */
+  int64_t id; /* the decomposition's id on that client */
+  int64_t nruns, cap, *runs, *pos;
+  struct tsr__srv_runs *next;
+} tsr__srv_runs;
+
 typedef struct {
   tsr__srv_layout L;
   tsr__transport tp;
@@ -55,6 +65,7 @@ typedef struct {
   int nopen;                   /* files opened (outputs), for the sizing report */
   double t_first_open, t_last_open;
   tsr__outbox out;      /* replies in flight */
+  tsr__srv_runs *kept;  /* flat decompositions' runs, per client */
 } tsr__srv_server;
 
 /* ---- server_writer.c: one handler per message kind. Each consumes every
@@ -84,6 +95,30 @@ void tsr__srv_fail(tsr__srv_file *sf, int code);
  * sink; when the file already failed, or a client could not hand its tile
  * over, the pieces are received and dropped. Returns the first error. */
 int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf);
+
+/* ---- server_runs.c: flat tiles (PUT with flat set). ---- */
+/* The runs kept for client @p src's decomposition of @p h: with flat 1 the
+ * @p p runs that follow the header are added first (a new decomposition, or
+ * the first part at = 0, starts afresh). NULL when there are none
+ * (*rc: TSR_EINVAL, TSR_ENOMEM). Whatever the file's status, so that the
+ * client's record of what was sent stays true. */
+tsr__srv_runs *tsr__srv_runs_keep(tsr__srv_server *s, int src, const tsr__wire_hdr *h,
+                                  const char *p, int *rc);
+/* Parallel: write @p avail bytes of data packed in run order, from packed
+ * position h->at of kept runs @p k, through @p sink, each run as the few
+ * boxes it is. */
+int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_runs *k,
+                        char *data, int64_t avail);
+/* Free every kept decomposition. */
+void tsr__srv_runs_free(tsr__srv_server *s);
+/* Serial: the elements of @p runs in [lo, hi) and (*first) the first run
+ * that meets the range. */
+int64_t tsr__srv_runs_in(const int64_t *runs, int64_t nruns, int64_t lo, int64_t hi,
+                         int64_t *first);
+/* Serial: place a piece (those elements, packed in run order at @p src) into
+ * @p slab, which holds [lo, hi). */
+void tsr__srv_runs_place(const int64_t *runs, int64_t nruns, int64_t first, int64_t lo, int64_t hi,
+                         const char *src, size_t es, char *slab);
 
 /* ---- server_loop.c ---- */
 /* Serve until the model's FINAL; then close what is left open and free. */

@@ -30,7 +30,8 @@ enum {
 /* Message kinds (tsr__wire_hdr.op); the server loop dispatches on them. */
 enum {
   TSR__WIRE_OPEN = 1, /* payload: tsr__hints, path, packed schema */
-  TSR__WIRE_PUT,      /* a tile: parallel: payload = [hole boxes] + data; serial: pieces follow */
+  TSR__WIRE_PUT,      /* a tile: parallel: payload = [hole boxes] + [runs] + data; serial:
+                         [runs], pieces follow */
   TSR__WIRE_PUTG,     /* a replicated variable, from model rank 0 to the root */
   TSR__WIRE_FLUSH,
   TSR__WIRE_CLOSE,
@@ -41,12 +42,22 @@ enum {
 typedef struct {
   int32_t op, file, varid, nd;
   int32_t err;      /* PUT/PUTG: the client failed to hand its data over (ENOMEM, ETOOBIG) */
-  int32_t nholes;   /* PUT (parallel) from model rank 0: hole boxes after the header */
+  int32_t nholes;   /* PUT (parallel): hole boxes after the header (model rank 0; flat: each its share) */
   int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
   int32_t parallel; /* OPEN: 1 the file's backend is parallel (every server writes);
                      * 2 also whole levels: every server assembles its own levels */
   int32_t nparts;   /* PUT (parallel): messages of this client's tile in this round (0 = 1) */
   int32_t wire_f64; /* PUT: the data are doubles of a float variable; the server converts */
+  /* PUT of a flat tile (index maps, box lists: the decomposition's runs,
+   * plan/runs.h; start is 0 and count the global shape), data packed in run
+   * order. flat 1: nruns runs (lo, hi pairs of row-major indices, ascending)
+   * follow the holes (parallel) or the header as DATA messages
+   * (serial, tsr__wire_runs_per_msg), and the server keeps
+   * them for (this client, decomposition `decomp`); flat 2: the server has
+   * them already, none follow. Parallel: this part's data start at packed
+   * position `at` (its runs, with flat 1, are appended to the kept ones). */
+  int32_t flat, pad_;
+  int64_t nruns, decomp, at;
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */
@@ -88,6 +99,14 @@ typedef struct {
   double drain_busy_s, drain_wait_s;
   tsr__wire_fstats fs; /* notes only */
 } tsr__wire_reply;
+
+/* Serial backends: a flat tile's runs (flat 1) follow its header as DATA
+ * messages of at most this many runs each, so that no message is larger
+ * than the servers' bound @p chunk (server_buffer_bytes/4; 0 = none). */
+static inline int64_t tsr__wire_runs_per_msg(int64_t chunk) {
+  int64_t n = chunk / (2 * (int64_t)sizeof(int64_t));
+  return chunk <= 0 ? (int64_t)1 << 26 : n > 0 ? n : 1;
+}
 
 /* Round a message part up so that the next part starts aligned. */
 static inline int64_t tsr__wire_align(int64_t n) { return (n + 15) & ~(int64_t)15; }

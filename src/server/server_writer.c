@@ -140,11 +140,21 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   return rc;
 }
 
-/* One client's message of a parallel PUT round, in s->in. */
-static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
+/* One client's message of a parallel PUT round, in s->in; @p src: the
+ * client's wcomm rank. */
+static void put_one(tsr__srv_server *s, tsr__srv_file *sf, int src) {
   tsr__wire_hdr h;
   memcpy(&h, s->in.p, sizeof h);
   if (h.err && !sf->lerr) sf->lerr = h.err;
+  /* A flat tile's runs are kept even when the file failed: the client
+   * counts them as sent (server_runs.c). */
+  const tsr__srv_runs *kept = NULL;
+  char *runs_at = (char *)s->in.p + sizeof h + (size_t)h.nholes * sizeof(tsr__box);
+  int krc = 0;
+  if (h.flat == 1 && (h.nruns < 0 || runs_at - (char *)s->in.p + h.nruns * 2 * (int64_t)sizeof(int64_t) > s->in.len))
+    krc = TSR_EINVAL;
+  else if (h.flat && !h.err)
+    kept = tsr__srv_runs_keep(s, src, &h, runs_at, &krc);
   if (sf->status || sf->lerr || h.err) return;
   char *p = (char *)s->in.p + sizeof h;
   int rc = 0;
@@ -155,6 +165,13 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
     rc = tsr__sink_write_fill(&sf->sink, h.varid, h.frame, b.start, b.count);
   }
   p += (size_t)h.nholes * sizeof(tsr__box);
+  if (h.flat) { /* data packed in run order, after the runs sent with it */
+    if (h.flat == 1) p += h.nruns * 2 * (int64_t)sizeof(int64_t);
+    if (!rc) rc = krc;
+    if (!rc) rc = tsr__srv_write_runs(&sf->sink, &h, kept, p, s->in.len - (int64_t)(p - (char *)s->in.p));
+    if (rc) sf->lerr = rc;
+    return;
+  }
   if (!rc && h.wire_f64) { /* doubles of a float variable: converted here */
     int64_t n = 1;
     for (int i = 0; i < h.nd; i++) n *= h.count[i];
@@ -172,7 +189,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf) {
 static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
   tsr__wire_hdr h;
   memcpy(&h, s->in.p, sizeof h);
-  put_one(s, sf);
+  put_one(s, sf, src);
   tsr__srv_note_memory(s);
   for (int k = 1; k < h.nparts; k++) {
     int rc = tsr__tp_take(&s->tp, src, TSR__WIRE_TAG_HDR, &s->in);
@@ -180,7 +197,7 @@ static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
       if (!sf->lerr) sf->lerr = rc;
       continue;
     }
-    put_one(s, sf);
+    put_one(s, sf, src);
     tsr__srv_note_memory(s);
   }
 }

@@ -7,8 +7,11 @@
  * Usage: test_decomp <scenario> <scratch dir>
  *   scenario <strategy>.<kind>: strategy serial | direct | direct_deferred
  *     (put_mode=deferred) | aggregate | split | servers; kind box | boxes | map_inorder | map_shuffled | map_holes |
- *     empty | xzy. A flat kind (elements that form no box on some rank) under
- *     split or servers must fail with TSR_EDECOMP on every rank.
+ *     empty | xzy | map_cells (every column, scattered). servers_par |
+ *     servers_rma | servers_conc: servers with a parallel backend, transport=rma,
+ *     concentrators; the _float ones (servers_float, servers_par_float) with
+ *     precision=float. A flat kind (elements that form no box on some rank)
+ *     under split must fail with TSR_EDECOMP on every rank.
  *   scenario errors.overlap | errors.range: the same TSR_EDECOMP everywhere.
  * Exits 77 when the strategy is not built (or servers at one rank).
  * TSR_READ_HINTS (e.g. backend=netcdf) chooses how the files are read back. */
@@ -20,9 +23,9 @@ enum { NZ = 3, NY = 7, NX = 5 };
 static const float FILL_T = -999.0f;
 static const int FILL_H = -1;
 
-typedef enum { K_BOX, K_BOXES, K_INORDER, K_SHUFFLED, K_HOLES, K_EMPTY, K_XZY, K_N } kind;
+typedef enum { K_BOX, K_BOXES, K_INORDER, K_SHUFFLED, K_HOLES, K_EMPTY, K_XZY, K_CELLS, K_N } kind;
 static const char *kind_name[K_N] = {"box",   "boxes", "map_inorder", "map_shuffled",
-                                     "map_holes", "empty", "xzy"};
+                                     "map_holes", "empty", "xzy", "map_cells"};
 
 static int P, me;
 
@@ -49,6 +52,7 @@ static int owner(kind k, int y, int x) {
     return o == P ? -1 : o;
   }
   case K_EMPTY: return P > 1 ? (int)(h % (uint64_t)(P - 1)) : 0;
+  case K_CELLS: return (int)(h % (uint64_t)P); /* MPAS-like: every column, dealt at random */
   default: return slab_of(y);
   }
 }
@@ -56,7 +60,7 @@ static int owner(kind k, int y, int x) {
 /* Kinds whose elements form no box on some rank (row-interleaved boxes from
  * two ranks on; scattered columns when more than one rank holds columns). */
 static int flat_kind(kind k) {
-  return (k == K_BOXES && P > 1) || k == K_HOLES || (k == K_EMPTY && P > 2);
+  return ((k == K_BOXES || k == K_CELLS) && P > 1) || k == K_HOLES || (k == K_EMPTY && P > 2);
 }
 
 static float tval(int64_t t, int64_t g) { return (float)((g * 7 + t * 100003) % 16777216); }
@@ -111,7 +115,7 @@ static int make(tsr_ctx *ctx, kind k, int nd, dvar *v) {
     }
     return tsr_decomp_boxes(ctx, nd, gs, nb, st, ct, &v->d);
   }
-  if (k == K_HOLES || k == K_EMPTY) { /* MPAS-like: my columns scattered, levels fastest */
+  if (k == K_HOLES || k == K_EMPTY || k == K_CELLS) { /* MPAS-like: my columns scattered, levels fastest */
     int64_t cols[NY * NX], nc = 0;
     for (int y = 0; y < NY; y++)
       for (int x = 0; x < NX; x++)
@@ -279,9 +283,20 @@ static void free_dvar(dvar *v) {
 
 static int run_strategy(const char *strat, kind k, const char *dir) {
   char hints[256] = "", path[512], ref[512];
-  int servers = strcmp(strat, "servers") == 0, split = strcmp(strat, "split") == 0;
-  if (servers && P < 2) return 77;
-  if (servers) snprintf(hints, sizeof hints, "strategy=servers:io_groups=1:io_tasks=1");
+  int servers = strncmp(strat, "servers", 7) == 0, split = strcmp(strat, "split") == 0;
+  /* servers: a serial backend's root assembles; servers_par: two tasks write
+   * a parallel backend; servers_rma and servers_conc: the other transport
+   * and concentrators carry the same messages. */
+  int par = strncmp(strat, "servers_par", 11) == 0;
+  const char *variant = par                                  ? "io_tasks=2"
+                        : strcmp(strat, "servers_rma") == 0  ? "io_tasks=1:transport=rma"
+                        : strcmp(strat, "servers_conc") == 0 ? "io_tasks=1:concentrators=2"
+                                                             : "io_tasks=1";
+  /* Every task needs a client (two tasks from four ranks on), and
+   * concentrators=2 two model ranks. */
+  if (servers && P < (par ? 4 : strcmp(strat, "servers_conc") == 0 ? 3 : 2))
+    return 77;
+  if (servers) snprintf(hints, sizeof hints, "strategy=servers:io_groups=1:%s", variant);
   tsr_ctx *ctx;
   MPI_Comm model;
   TU_OK(tsr_init(MPI_COMM_WORLD, servers ? hints : NULL, &ctx, &model));
@@ -291,8 +306,10 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   if (strcmp(strat, "direct_deferred") == 0) /* the backend writes from the caller's array later */
     snprintf(hints, sizeof hints, "strategy=direct:put_mode=deferred");
   else
-    snprintf(hints, sizeof hints, "strategy=%s%s", strat,
-             strcmp(strat, "aggregate") == 0 && P > 1 ? ":aggregators=2" : "");
+    snprintf(hints, sizeof hints, "strategy=%s%s%s", servers ? "servers" : strat,
+             strcmp(strat, "aggregate") == 0 && P > 1 ? ":aggregators=2" : "",
+             /* frame 1's doubles become floats on the model side */
+             strstr(strat, "_float") ? ":precision=float" : "");
   snprintf(path, sizeof path, "%s/%s_%s_np%d.nc", dir, strat, kind_name[k], P);
   snprintf(ref, sizeof ref, "%s/%s_ref_%s_np%d.nc", dir, strat, kind_name[k], P);
   dvar bt = {0}, bh = {0}, t = {0}, h = {0};
@@ -305,7 +322,7 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   if (!skip) TU_OK(rc);
   if (!skip) {
     rc = write_file(ctx, path, hints, &t, &h);
-    if ((split || servers) && flat_kind(k)) {
+    if (split && flat_kind(k)) {
       TU_RC(rc, TSR_EDECOMP);
     } else {
       TU_OK(rc);

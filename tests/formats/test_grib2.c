@@ -17,8 +17,10 @@
  * <dir>/grib_<scenario>_np<N>.grb2. servers: one task in the group;
  * servers2: two tasks, each writing whole levels (its part of every field,
  * cut as aggregate cuts it) at offsets the tasks agree on; servers2b: the
- * same with server_buffer_bytes=4k (slabs smaller than a level). All must be
- * byte for byte the file strategy=serial writes. */
+ * same with server_buffer_bytes=4k (slabs smaller than a level); servers2m:
+ * servers2 with an index map whose rows are dealt round-robin, last first
+ * (no box per rank: the runs travel to both tasks). All must be byte for
+ * byte the file strategy=serial writes (through boxes). */
 #include <eccodes.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +49,8 @@ static double want_value(int v, int64_t t, int64_t k, int64_t j, int64_t i) {
   return 100.0 + (double)tu_value(v, t, k, j, i) / 1000.0;
 }
 
+static int MAP; /* servers2m: write through index maps */
+
 static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char *hints) {
   int nr, me;
   MPI_Comm_size(model, &nr);
@@ -54,9 +58,23 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
   int64_t y0 = NY * me / nr, ny = NY * (me + 1) / nr - y0;
   int64_t g2[2] = {NY, NX}, g3[3] = {NZ, NY, NX}, s2[2] = {y0, 0}, c2[2] = {ny, NX};
   int64_t s3[3] = {0, y0, 0}, c3[3] = {NZ, ny, NX};
+  /* My rows, in buffer order: a box's, or (MAP) every nr-th, last first. */
+  int64_t rows[NY], nrows = 0;
+  for (int64_t j = MAP ? NY - 1 : y0; MAP ? j >= 0 : j < y0 + ny; j += MAP ? -1 : 1)
+    if (!MAP || j % nr == me) rows[nrows++] = j;
+  ny = nrows;
   tsr_decomp *d2 = NULL, *d3 = NULL;
-  TU_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
-  TU_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
+  if (MAP) {
+    int64_t idx[NZ * NY * NX], n = 0;
+    for (int64_t k = 0; k < NZ; k++)
+      for (int64_t r = 0; r < nrows; r++)
+        for (int64_t i = 0; i < NX; i++) idx[n++] = (k * NY + rows[r]) * NX + i;
+    TU_OK(tsr_decomp_map(ctx, 2, g2, nrows * NX, idx, &d2)); /* level 0's are the 2-D ones */
+    TU_OK(tsr_decomp_map(ctx, 3, g3, n, idx, &d3));
+  } else {
+    TU_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
+    TU_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
+  }
   tsr_file *f = NULL;
   int rc = tsr_create(ctx, path, hints, &f);
   if (rc) {
@@ -89,8 +107,8 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
       int64_t nk = g->nd == 3 ? NZ : 1, n = nk * ny * NX, q = 0;
       void *buf = malloc((size_t)(n > 0 ? n : 1) * 8);
       for (int64_t k = 0; k < nk; k++)
-        for (int64_t j = y0; j < y0 + ny; j++)
-          for (int64_t i = 0; i < NX; i++, q++) {
+        for (int64_t r = 0; r < nrows; r++)
+          for (int64_t i = 0, j = rows[r]; i < NX; i++, q++) {
             double w = want_value(v, t, k, j, i);
             if (g->type == TSR_FLOAT) ((float *)buf)[q] = (float)w;
             else if (g->type == TSR_DOUBLE) ((double *)buf)[q] = w;
@@ -316,7 +334,11 @@ int main(int argc, char **argv) {
   int rc = 0;
   if (ctx) {
     if (strcmp(sc, "aggregate2") == 0) rc = same_bytes(ctx, model, argv[1], nranks);
-    else rc = write_grib(ctx, model, path, hints);
+    else {
+      MAP = strcmp(sc, "servers2m") == 0;
+      rc = write_grib(ctx, model, path, hints);
+      MAP = 0; /* the reference goes through boxes */
+    }
     /* The reference for the servers' file, compared once the servers are
      * done with it (tsr_finalize waits for them; tsr_close does not). */
     if (!rc && servers) rc = serial_ref(ctx, model, argv[1], sc, nranks, ref, sizeof ref);
