@@ -2,20 +2,22 @@
  * docs/staging.md) into FINAL with the backend and hints it was written
  * with: `<FINAL>.tessera-tmp` written, synced, read back and compared with
  * the log, renamed to FINAL. The log is left in place (the drain or
- * `tessera convert` removes it). Exit 0, or -TSR_E* (1..20) with a message
- * on stderr, so the drain reports the converter's own error code. */
+ * `tessera convert` removes it). Exit 0, or TSR__CONVERT_EXIT - TSR_E*
+ * (101..120) with a message on stderr, so the drain reports the
+ * converter's own error code. */
 #include <stdio.h>
 #include <string.h>
 
 #include <mpi.h>
 
 #include "backend/log.h"
+#include "tier/drain_convert.h"
 #include "tessera.h"
 
 int main(int argc, char **argv) {
   if (argc != 3 || strcmp(argv[1], "--help") == 0) {
     fprintf(stderr, "usage: tessera-convert LOGDIR FINAL\n");
-    return argc == 2 ? 0 : 64; /* EX_USAGE, beyond every -TSR_E* */
+    return argc == 2 ? 0 : 64; /* EX_USAGE, below every failure status */
   }
   /* The serial classic backend (serial and split files) calls no MPI, and
    * a singleton's MPI_Init costs about 0.2-1.3 s on this machine, per file:
@@ -29,5 +31,5 @@ int main(int argc, char **argv) {
   int rc = tsr__log_convert(argv[1], argv[2], msg, sizeof msg);
   if (rc) fprintf(stderr, "tessera-convert: %s\n", msg);
   if (mpi) MPI_Finalize();
-  return rc ? -rc : 0;
+  return rc ? TSR__CONVERT_EXIT - rc : 0;
 }

@@ -384,7 +384,8 @@ int main(int argc, char **argv) {
       int rc = run(&o, names[s], &r[s]);
       ok[s] = rc == 0;
       if (rc && rc != TSR_ENOTBUILT) failed = 1;
-      if (rc && rank == 0) fprintf(stderr, "%s: %s\n", names[s], tsr_strerror(rc));
+      if (rc && rank == 0)
+        fprintf(stderr, "%s: %s (%s)\n", names[s], tsr_strerror(rc), tsr_last_error());
       if (ok[s] && transport >= 0 && r[s].med_memcpy > 0) {
         int k = nrep[transport]++;
         ratio[transport][k] = r[s].med_blocked / r[s].med_memcpy;

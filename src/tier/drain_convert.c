@@ -53,7 +53,20 @@ static int find_program(char *out, size_t n) {
 
 /* The model's environment without the MPI launcher's variables: with them
  * the converter would take itself for one more rank of the job; without,
- * its MPI_Init is a singleton's. */
+ * its MPI_Init is a singleton's. Where the MPI library itself is, stays:
+ * a relocated installation (OPAL_PREFIX, Open MPI's component paths, set by
+ * module files and bundles) cannot start even a singleton without it. */
+static int install_location(const char *var) {
+  const char *eq = strchr(var, '=');
+  size_t n = eq ? (size_t)(eq - var) : strlen(var);
+  static const char *const ends[] = {"_PREFIX", "DIR", "component_path"};
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+    size_t m = strlen(ends[i]);
+    if (n >= m && strncmp(var + n - m, ends[i], m) == 0) return 1;
+  }
+  return strncmp(var, "OMPI_ALLOW_RUN_AS_ROOT", 22) == 0;
+}
+
 static char **child_env(void) {
   size_t n = 0;
   while (environ[n]) n++;
@@ -66,7 +79,7 @@ static char **child_env(void) {
     int keep = 1;
     for (size_t d = 0; d < sizeof drop / sizeof drop[0]; d++)
       if (strncmp(environ[i], drop[d], strlen(drop[d])) == 0) keep = 0;
-    if (keep) env[k++] = environ[i];
+    if (keep || install_location(environ[i])) env[k++] = environ[i];
   }
   env[k] = NULL;
   return env;
@@ -125,10 +138,15 @@ int tsr__drain_convert(const char *log, const char *final, char *msg, size_t msg
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-  /* The converter exits with -TSR_E* (tessera_convert.c). */
-  int code = WIFEXITED(st) ? -WEXITSTATUS(st) : TSR_EIO;
+  /* The converter exits with TSR__CONVERT_EXIT - TSR_E* (tessera_convert.c);
+   * any other status (an MPI library that aborted, exit 1) is TSR_EIO. */
+  int code = WIFEXITED(st) ? TSR__CONVERT_EXIT - WEXITSTATUS(st) : TSR_EIO;
   if (code < TSR_ELAST || code >= 0) code = TSR_EIO;
-  snprintf(msg, msglen, "%s", text[0] ? text : "drain: the converter failed");
+  if (text[0])
+    snprintf(msg, msglen, "%s", text);
+  else
+    snprintf(msg, msglen, "drain: %s exited with status %d converting %s", prog,
+             WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
   if (WIFSIGNALED(st))
     snprintf(msg, msglen, "drain: %s killed by signal %d converting %s", prog, WTERMSIG(st), log);
   return code;

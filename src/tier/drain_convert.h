@@ -5,6 +5,11 @@
 
 #include <stddef.h>
 
+/* tessera-convert's exit status on failure is TSR__CONVERT_EXIT - TSR_E*
+ * (101..120): far from 1, what an MPI library's abort exits with, so a
+ * crash is never read as one of Tessera's codes. */
+#define TSR__CONVERT_EXIT 100
+
 /* Run `tessera-convert LOG FINAL` and wait: it writes `<FINAL>.tessera-tmp`,
  * syncs and verifies it against the log, and renames it to FINAL. The log is
  * left for the caller to remove. Returns 0 or the converter's TSR_E* with
