@@ -24,6 +24,8 @@
 extern const struct tsr__strategy_ops tsr__strategy_aggregate;
 
 static int64_t NZ = 32, NY = 256, NX = 512;
+/* The growth table's widest P (one column per P). */
+enum { MAXP_LIMIT = 1024 };
 static int REPS = 7, PUTS = 5, MAXP = 6;
 static char HINTS[512] = "strategy=aggregate:aggregators=2:backend=null";
 static char DIR[512] = "/tmp";
@@ -188,6 +190,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (MAXP > ws) MAXP = ws;
+  if (MAXP > MAXP_LIMIT) MAXP = MAXP_LIMIT;
 
   /* ---- side by side at 4 ranks ---- */
   MPI_Comm c4;
@@ -268,7 +271,7 @@ int main(int argc, char **argv) {
   for (char *tok = strtok(SIZES, ","); tok && nsz < 16; tok = strtok(NULL, ","))
     sizes[nsz++] = (int64_t)atof(tok);
   variant gv[2] = {V_INORDER, V_CELLS};
-  double res[2][16][9];
+  static double res[2][16][MAXP_LIMIT + 1]; /* [variant][size][P] */
   for (int P = 1; P <= MAXP; P++) {
     MPI_Comm cp;
     MPI_Comm_split(MPI_COMM_WORLD, wr < P ? 0 : MPI_UNDEFINED, wr, &cp);
