@@ -30,9 +30,9 @@ CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggrega
 #: (match_s needs fan-ins of hundreds of ranks; coll_s is refitted).
 DEFAULTS = {"copy_bw": 5e9, "net_bw": 5e9, "msg_s": 2e-6, "match_s": 5e-8, "coll_s": 5e-6,
             "write_bw": 1e9, "fs_bw": 5e9, "req_s": 2e-5, "file_s": 2e-3, "open_s": 1e-3,
-            "slice_s": 1e-3}
+            "slice_s": 1e-3, "piece_s": 1e-7}
 FREE = ("copy_bw", "net_bw", "msg_s", "coll_s", "write_bw", "fs_bw", "req_s", "file_s",
-        "open_s", "slice_s")
+        "open_s", "slice_s", "piece_s")
 
 
 def fastest(records: list) -> list:
