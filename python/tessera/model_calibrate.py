@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .model_case import case_from_record
 from .model_fit import fit
+from .model_ompio import BYTES_PER_AGG
 from .model_predict import WRITE_KEYS, run_amounts
 from .model_profile import Profile
 from .model_strategy import (Amounts, Strategy, busy_ranks, file_cost, grid, handoff_frame,
@@ -90,7 +91,10 @@ def rows_of(rec: dict, base: Profile) -> list:
 
 
 def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> Profile:
+    # cb_nodes 0: the MPI-IO's own choice; the cycle buffer is OMPIO's
+    # io_ompio_bytes_per_agg (model_ompio), the MPI-IO of Open MPI 4.1.
     base = Profile(name=name, values=dict(DEFAULTS), cores=cores, cb_nodes=0,
+                   cb_buffer_bytes=BYTES_PER_AGG,
                    description="calibrated with tessera-bench runs",
                    source="tessera model calibrate")
     rows = [row for r in fastest(records) for row in rows_of(r, base)]

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from .model_case import Case, boxes, process_grid, slab_count, slab_fanins, tile_bytes_max
+from .model_ompio import aggregators as ompio_aggregators
 from .model_profile import KEYS, Profile
 
 
@@ -252,19 +253,15 @@ def aggregator_count(strat: Strategy, ranks: int) -> int:
     return min(n, ranks)
 
 
-#: Open MPI's OMPIO (the MPI-IO of the machines measured here) uses at most
-#: one aggregator per io_ompio_max_aggregators_ratio (default 8) processes
-#: of a collective write (common_ompio_aggregators.c, simple grouping), at
-#: least one; ROMIO's default is one per node, the same on one node.
-MPIIO_AGGREGATOR_RATIO = 8
-
-
-def cb_nodes(strat: Strategy, profile: Profile, writers: int) -> int:
+def cb_nodes(strat: Strategy, profile: Profile, writers: int, chunk_bytes: float = 0.0,
+             one_chunk: bool = False) -> int:
     """Aggregators of a collective write among `writers`: the cb_nodes hint,
-    else the profile's, else the MPI-IO's default (MPIIO_AGGREGATOR_RATIO)."""
+    else the profile's, else what the MPI-IO picks itself for file views of
+    `chunk_bytes` average contiguous chunks (model_ompio: OMPIO's simple
+    grouping; without a chunk size, every writer)."""
     c = strat.cb_nodes if strat.cb_nodes >= 0 else profile.cb_nodes
     if c <= 0:
-        c = max(1, writers // MPIIO_AGGREGATOR_RATIO)
+        c = ompio_aggregators(writers, chunk_bytes, one_chunk) if chunk_bytes > 0 else writers
     return min(c, writers)
 
 
@@ -300,8 +297,12 @@ def direct_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, px: 
     groups = write_groups(case, strat,
                           lambda v: tile_bytes_max(one.with_(vars=[v]), px, py))
     a.add("coll_s", len(groups) * stages(ranks))
-    a.plus(two_phase(case, ranks, px, py, cb_nodes(strat, profile, ranks),
-                     profile.cb_buffer_bytes, contiguous=False, groups=groups))
+    # The ranks' file views: their tiles' rows, OMPIO's "contiguous chunks".
+    pieces = sum(file_pieces(v, px, py) for v in case.decomposed())
+    chunk = sum(v.bytes for v in case.decomposed()) / max(1, pieces)
+    c = cb_nodes(strat, profile, ranks, chunk, one_chunk=pieces <= ranks)
+    a.plus(two_phase(case, ranks, px, py, c, profile.cb_buffer_bytes, contiguous=False,
+                     groups=groups))
     return a.plus(replicated_write(case, 1, ranks))
 
 
