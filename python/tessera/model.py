@@ -205,7 +205,7 @@ def cmd_validate(args) -> int:
             calib = (counts[0], counts[-1])
         else:
             calib = tuple(int_list(args.calib_ranks))
-        res = mv.here(records, calib_ranks=calib, png=args.png)
+        res = mv.here(records, calib_ranks=calib, cores=args.cores, png=args.png)
         if args.save_profile:
             res["profile"].description = ("the 2-core development machine (Open MPI, page "
                                           "cache), calibrated with tessera-bench runs")
@@ -263,6 +263,8 @@ def parser():
                          "'ends': the fewest and the most, as for Irma); the others are "
                          "predicted")
     va.add_argument("--strategies", default="serial,direct,aggregate:2,split,servers:1x1")
+    va.add_argument("--cores", type=int, default=0,
+                    help="here: cores of the machine the runs were taken on (default: this one's)")
     va.add_argument("--record", metavar="DIR",
                     help="here: write the fastest runs and the predictions as a test fixture "
                          "(tests/python/fixtures/model)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .model_case import case_from_record
 from .model_fit import fit
+from .model_ompio import BYTES_PER_AGG
 from .model_predict import WRITE_KEYS, run_amounts
 from .model_profile import Profile
 from .model_strategy import (Amounts, Strategy, busy_ranks, file_cost, grid, handoff_frame,
@@ -30,9 +31,9 @@ CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggrega
 #: (match_s needs fan-ins of hundreds of ranks; coll_s is refitted).
 DEFAULTS = {"copy_bw": 5e9, "net_bw": 5e9, "msg_s": 2e-6, "match_s": 5e-8, "coll_s": 5e-6,
             "write_bw": 1e9, "fs_bw": 5e9, "req_s": 2e-5, "file_s": 2e-3, "open_s": 1e-3,
-            "slice_s": 1e-3}
+            "slice_s": 1e-3, "piece_s": 1e-7}
 FREE = ("copy_bw", "net_bw", "msg_s", "coll_s", "write_bw", "fs_bw", "req_s", "file_s",
-        "open_s", "slice_s")
+        "open_s", "slice_s", "piece_s")
 
 
 def fastest(records: list) -> list:
@@ -90,7 +91,10 @@ def rows_of(rec: dict, base: Profile) -> list:
 
 
 def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> Profile:
+    # cb_nodes 0: the MPI-IO's own choice; the cycle buffer is OMPIO's
+    # io_ompio_bytes_per_agg (model_ompio), the MPI-IO of Open MPI 4.1.
     base = Profile(name=name, values=dict(DEFAULTS), cores=cores, cb_nodes=0,
+                   cb_buffer_bytes=BYTES_PER_AGG,
                    description="calibrated with tessera-bench runs",
                    source="tessera model calibrate")
     rows = [row for r in fastest(records) for row in rows_of(r, base)]

@@ -44,6 +44,8 @@ PARAMS = (
                                 "created at once (metadata server load)"),
     Param("slice_s", "s", False, "waiting for a peer that is not running, per message or "
                                  "collective stage, when processes outnumber cores"),
+    Param("piece_s", "s", False, "one contiguous file piece of a non-contiguous collective "
+                                 "write, as MPI-IO's aggregator lists, sorts and copies it"),
 )
 KEYS = tuple(p.key for p in PARAMS)
 
@@ -54,6 +56,7 @@ class Profile:
     values: dict                       # PARAMS key -> stored value (rate or seconds)
     cores: int = 0                     # cores the job may use (0: one core per rank)
     cb_nodes: int = 0                  # MPI-IO aggregators of a shared-file collective write
+                                       # (0: the MPI-IO's default, model_strategy.cb_nodes)
     cb_buffer_bytes: int = 16 << 20    # MPI-IO two-phase buffer per aggregator
     mpi_yield: bool = True             # waiting ranks yield their core once processes
                                        # outnumber cores (Open MPI); else they spin

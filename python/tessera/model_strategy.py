@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from .model_case import Case, boxes, process_grid, slab_count, slab_fanins, tile_bytes_max
+from .model_ompio import aggregators as ompio_aggregators
 from .model_profile import KEYS, Profile
 
 
@@ -137,16 +138,47 @@ def stream_write(nbytes: float, writers: int, total: float, requests: float) -> 
     return Amounts().add("write_bw", nbytes).add("fs_bw", total).add("req_s", requests)
 
 
+def file_pieces(var, px: int, py: int) -> int:
+    """Contiguous file pieces of one frame of a decomposed variable cut into
+    px x py tiles, counted per tile (each rank lists its own): a tile is one
+    piece per row of y when px > 1 (its rows are cut in x), one per level
+    when only y is cut, and the whole variable on one rank."""
+    levels = math.prod(var.shape[:-2])
+    if px > 1:
+        return levels * var.shape[-2] * px
+    return levels * py if py > 1 else 1
+
+
+def write_groups(case: Case, strat: Strategy, tile_bytes) -> list:
+    """The decomposed variables of one frame grouped by the collective write
+    that carries them. PnetCDF's ncmpi_wait_all (pnetcdf.c flush) joins every
+    pending request into one MPI_File_write_all, and the direct strategy
+    waits only at close or before a put that would overflow buffer_bytes
+    (direct.c make_room): a group is the run of variables that fits."""
+    groups, cur, room = [], [], strat.buffer_bytes
+    for v in case.decomposed():
+        b = tile_bytes(v)
+        if cur and b > room:
+            groups.append(cur)
+            cur, room = [], strat.buffer_bytes
+        cur.append(v)
+        room -= b
+    return groups + ([cur] if cur else [])
+
+
 def two_phase(case: Case, senders: int, px: int, py: int, aggregators: int,
-              cb_buffer: int, contiguous: bool) -> Amounts:
+              cb_buffer: int, contiguous: bool, groups: list | None = None) -> Amounts:
     """A collective write of one frame through MPI-IO. When each sender's
     data is one contiguous block per variable (`contiguous`: aggregate's
     slabs, the servers' groups), ROMIO's automatic collective buffering sees
     no interleaving and every sender writes its own block: `senders` streams.
-    Otherwise (direct's 2-D tiles of every level) two-phase I/O runs:
-    `aggregators` ranks each take a 1/aggregators share of the file region,
-    cb_buffer bytes per cycle, from the senders whose tiles fall in it; the
-    aggregators work in parallel, so the time is one aggregator's share."""
+    Otherwise (direct's 2-D tiles of every level) two-phase I/O runs, once
+    per write (`groups`: the variables each MPI_File_write_all carries;
+    default one per variable): `aggregators` ranks each take a
+    1/aggregators share of the file region, cb_buffer bytes per cycle, from
+    the senders whose tiles fall in it, and list, sort and copy every
+    contiguous piece of it; the aggregators work in parallel, so the time is
+    one aggregator's share."""
     total = sum(v.bytes for v in case.decomposed())
     nvars = len(case.decomposed())
     if contiguous:
@@ -154,15 +186,27 @@ def two_phase(case: Case, senders: int, px: int, py: int, aggregators: int,
             "coll_s", nvars * stages(senders))
     a = Amounts()
     c = max(1, min(aggregators, senders))
+    own = 1.0 / senders if senders > 1 else 1.0
     requests = 0
-    for v in case.decomposed():
-        n = slab_count(v.shape, max(1, cb_buffer // v.esize))
-        for m, b in slab_fanins(v, n, px, py):
-            a.plus(fan_in(m, b, own=1.0 / senders if senders > 1 else 1.0), 1.0 / c)
+    for g in groups or [[v] for v in case.decomposed()]:
+        if len(g) == 1:
+            v = g[0]
+            n = slab_count(v.shape, max(1, cb_buffer // v.esize))
+            fanins = slab_fanins(v, n, px, py)
+        else:
+            # Several variables in one file view: cycles of cb_buffer over
+            # their bytes, each meeting every tile (every level of every
+            # variable interleaves all ranks' tiles).
+            gb = sum(v.bytes for v in g)
+            n = max(1, -(-gb // max(1, cb_buffer)))
+            fanins = [(px * py, gb / n)] * n
+        for m, b in fanins:
+            a.plus(fan_in(m, b, own=own), 1.0 / c)
         requests += n
-        # ROMIO's offset exchange per variable, and one all-to-all of the
+        # ROMIO's offset exchange per write, and one all-to-all of the
         # sizes per cycle, among all senders.
         a.add("coll_s", stages(senders) * (1 + n / c))
+        a.add("piece_s", sum(file_pieces(v, px, py) for v in g) / c)
     return a.plus(stream_write(total / c, c, total, requests / c))
 
 
@@ -209,9 +253,16 @@ def aggregator_count(strat: Strategy, ranks: int) -> int:
     return min(n, ranks)
 
 
-def cb_nodes(strat: Strategy, profile: Profile, writers: int) -> int:
+def cb_nodes(strat: Strategy, profile: Profile, writers: int, chunk_bytes: float = 0.0,
+             one_chunk: bool = False) -> int:
+    """Aggregators of a collective write among `writers`: the cb_nodes hint,
+    else the profile's, else what the MPI-IO picks itself for file views of
+    `chunk_bytes` average contiguous chunks (model_ompio: OMPIO's simple
+    grouping; without a chunk size, every writer)."""
     c = strat.cb_nodes if strat.cb_nodes >= 0 else profile.cb_nodes
-    return min(c, writers) if c > 0 else writers
+    if c <= 0:
+        c = ompio_aggregators(writers, chunk_bytes, one_chunk) if chunk_bytes > 0 else writers
+    return min(c, writers)
 
 
 # --- the strategies: amounts per history frame, on the busiest model rank ------
@@ -237,15 +288,21 @@ def direct_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, px: 
                  py: int) -> Amounts:
     """direct.c: every rank copies its tile into PnetCDF's attached buffer
     (tsr_put returns), and the buffer is written by one collective wait at
-    close, or earlier whenever it would pass buffer_bytes: MPI-IO two-phase
-    with cb_nodes aggregators."""
+    close, or earlier whenever the next put would pass buffer_bytes: one
+    MPI_File_write_all per wait (write_groups), MPI-IO two-phase with
+    cb_nodes aggregators."""
     tile = tile_bytes_max(case, px, py)
     a = agreements(case, ranks).add("copy_bw", tile)
-    # A drain before a put that would overflow the buffer: at most one per variable.
-    flushes = min(len(case.decomposed()), max(1, math.ceil(tile / max(1, strat.buffer_bytes))))
-    a.add("coll_s", flushes * stages(ranks))
-    a.plus(two_phase(case, ranks, px, py, cb_nodes(strat, profile, ranks),
-                     profile.cb_buffer_bytes, contiguous=False))
+    one = Case(case.nx, case.ny, case.nz, [], 0)
+    groups = write_groups(case, strat,
+                          lambda v: tile_bytes_max(one.with_(vars=[v]), px, py))
+    a.add("coll_s", len(groups) * stages(ranks))
+    # The ranks' file views: their tiles' rows, OMPIO's "contiguous chunks".
+    pieces = sum(file_pieces(v, px, py) for v in case.decomposed())
+    chunk = sum(v.bytes for v in case.decomposed()) / max(1, pieces)
+    c = cb_nodes(strat, profile, ranks, chunk, one_chunk=pieces <= ranks)
+    a.plus(two_phase(case, ranks, px, py, c, profile.cb_buffer_bytes, contiguous=False,
+                     groups=groups))
     return a.plus(replicated_write(case, 1, ranks))
 
 
