@@ -41,7 +41,8 @@ from pathlib import Path
 from rich.console import Console
 
 from . import overhead
-from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
+from .launch import (BENCH_EXIT_NOTBUILT, add_case_options, bench_env, bench_or_say,
+                     mpiexec_command)
 from .plot import plot
 from .results import ResultsError, case_text
 from .stage_table import STAGED, format_stage_table
@@ -80,10 +81,7 @@ def parser() -> argparse.ArgumentParser:
     a("--strategies", default=",".join(STRATEGIES),
       help="comma-separated strategies to run (default: all; unbuilt ones are skipped)")
     a("--np", type=int, default=CASE["np"], help="MPI processes per run, I/O servers included (4)")
-    for key in ("nx", "ny", "nz", "steps", "sweeps"):
-        a(f"--{key}", type=int, default=CASE[key], help=f"bench --{key} ({CASE[key]})")
-    a("--output-every", type=int, default=CASE["output_every"],
-      help=f"bench --output-every ({CASE['output_every']})")
+    add_case_options(a, CASE)
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
@@ -451,10 +449,8 @@ def main(argv=None) -> int:
         print(f"tessera demo: unknown strategy {', '.join(unknown) or '(none)'}; "
               f"choose from {', '.join(STRATEGIES)}", file=sys.stderr)
         return 2
-    bench = find_bench(args.bench)
+    bench = bench_or_say("demo", args.bench)
     if not bench:
-        print("tessera demo: tessera-bench not found; build it with `make build` or pass "
-              "--bench PATH", file=sys.stderr)
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,8 @@ import time
 from pathlib import Path
 
 from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
-from .launch import BENCH_EXIT_NOTBUILT, bench_env, find_bench, mpiexec_command
+from .launch import (BENCH_EXIT_NOTBUILT, CASE_KEYS, add_case_options, bench_env,
+                     bench_or_say, mpiexec_command)
 from .textout import make_table, render
 
 #: format name -> hints it adds to a strategy's.
@@ -155,9 +156,7 @@ def parser() -> argparse.ArgumentParser:
     a("--out", default="out/formats", help="directory for results and logs (out/formats)")
     a("--np", type=int, default=CASE["np"], help="MPI processes per run (4)")
     a("--repeat", type=int, default=3, help="repeats of every run (3)")
-    for key in ("nx", "ny", "nz", "steps", "output_every", "sweeps"):
-        a(f"--{key.replace('_', '-')}", type=int, default=CASE[key],
-          help=f"bench --{key.replace('_', '-')} ({CASE[key]})")
+    add_case_options(a, CASE)
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=600.0, help="seconds allowed per run (600)")
     a("--check", action="store_true",
@@ -172,13 +171,11 @@ def main(argv=None) -> int:
         print("tessera formats: --repeat >= 1 and --np >= 2 (servers take a rank)",
               file=sys.stderr)
         return 2
-    bench = find_bench(args.bench)
+    bench = bench_or_say("formats", args.bench)
     if not bench:
-        print("tessera formats: tessera-bench not found; build it with `make build` or pass "
-              "--bench PATH", file=sys.stderr)
         return 2
     env, _ = bench_env()  # every run names its own strategy and format
-    case = {k: getattr(args, k) for k in ("nx", "ny", "nz", "steps", "output_every", "sweeps")}
+    case = {k: getattr(args, k) for k in CASE_KEYS}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1

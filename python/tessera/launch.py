@@ -6,6 +6,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 
 #: tessera-bench's exit code when the strategy or backend is not built in.
 BENCH_EXIT_NOTBUILT = 3
@@ -28,6 +29,26 @@ def find_program(name: str, explicit: str | None = None) -> str | None:
 def find_bench(explicit: str | None = None) -> str | None:
     """The tessera-bench to run: the given path, PATH, or the default build tree."""
     return find_program("tessera-bench", explicit)
+
+
+def bench_or_say(tool: str, explicit: str | None = None) -> str | None:
+    """find_bench, or None after telling the user on stderr how to get one."""
+    bench = find_bench(explicit)
+    if not bench:
+        print(f"tessera {tool}: tessera-bench not found; build it with `make build` or pass "
+              "--bench PATH", file=sys.stderr)
+    return bench
+
+
+CASE_KEYS = ("nx", "ny", "nz", "steps", "output_every", "sweeps")
+
+
+def add_case_options(add, case: dict, keys=CASE_KEYS) -> None:
+    """The bench's case options (`--nx` ... `--sweeps`) with `case`'s defaults,
+    for the tools that run the bench on one case (demo, overhead, formats)."""
+    for key in keys:
+        flag = key.replace("_", "-")
+        add(f"--{flag}", type=int, default=case[key], help=f"bench --{flag} ({case[key]})")
 
 
 @functools.lru_cache(maxsize=None)

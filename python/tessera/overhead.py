@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .launch import BENCH_EXIT_NOTBUILT, find_bench, mpiexec_command
+from .launch import BENCH_EXIT_NOTBUILT, add_case_options, bench_or_say, mpiexec_command
 from .textout import make_table, render
 
 #: strategy -> (hints, plain counterpart)
@@ -63,10 +63,7 @@ def parser() -> argparse.ArgumentParser:
       help=f"comma-separated strategies (default: {','.join(PAIRS)})")
     a("--np", default="2,4", help="comma-separated process counts (2,4)")
     a("--repeat", type=int, default=3, help="interleaved repeats per side (3)")
-    for key in ("nx", "ny", "nz", "steps", "sweeps"):
-        a(f"--{key}", type=int, default=CASE[key], help=f"bench --{key} ({CASE[key]})")
-    a("--output-every", type=int, default=CASE["output_every"],
-      help=f"bench --output-every ({CASE['output_every']})")
+    add_case_options(a, CASE)
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
     a("--no-check", action="store_true",
@@ -193,9 +190,8 @@ def main(argv=None) -> int:
         print(f"tessera overhead: choose strategies from {', '.join(PAIRS)}, process counts "
               f">= 1 and --repeat >= 1", file=sys.stderr)
         return 2
-    bench = find_bench(args.bench)
+    bench = bench_or_say("overhead", args.bench)
     if not bench:
-        print("tessera overhead: tessera-bench not found; pass --bench PATH", file=sys.stderr)
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
