@@ -33,7 +33,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,8 +40,8 @@ from pathlib import Path
 from rich.console import Console
 
 from . import overhead
-from .launch import (BENCH_EXIT_NOTBUILT, add_case_options, bench_env, bench_or_say,
-                     mpiexec_command)
+from .launch import add_case_options, bench_env, bench_message, bench_or_say, run_bench
+from .launch import bench_outcome as outcome
 from .plot import plot
 from .results import ResultsError, case_text
 from .stage_table import STAGED, format_stage_table
@@ -142,49 +141,28 @@ def input_args(args, out: Path) -> list[str]:
                               "--hints", "strategy=serial", "--out", str(out / "input")]
 
 
-def bench_message(stderr: str, stdout: str = "") -> str:
-    """What the bench said about a failure: its own lines ("tessera-bench: ...",
-    "check: FAILED: ..."), not the launcher's banners."""
-    lines = [ln.strip() for ln in (stderr + "\n" + stdout).splitlines()]
-    own = [ln for ln in lines if ln.startswith(("tessera-bench:", "check: FAILED"))]
-    if own:
-        return own[0]
-    rest = [ln for ln in lines if ln and not set(ln) <= set("-=")]
-    return rest[-1] if rest else "no message"
-
-
 def launch(args, bench: str, argv: list[str], env: dict, log: Path) -> tuple[int, str, str, float]:
-    """One bench run under mpiexec: exit code, stdout, stderr, seconds; the
-    command and what it printed go to `log`."""
-    cmd = mpiexec_command(args.mpiexec, args.np) + [bench] + argv
-    t0 = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
-        rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, stdout, stderr = -1, str(e.stdout or ""), f"timed out after {args.timeout:.0f} s"
-    except OSError as e:
-        rc, stdout, stderr = -1, "", f"cannot run {cmd[0]}: {e.strerror}"
-    elapsed = time.monotonic() - t0
-    with open(log, "a", encoding="utf-8") as fh:
-        fh.write(f"$ {' '.join(cmd)}\n{stdout}{stderr}")
-    return rc, stdout, stderr, elapsed
+    """One bench run of the demo (its launcher, process count and timeout)."""
+    return run_bench(args.mpiexec, args.np, bench, argv, env, log, args.timeout)
 
 
-def outcome(rc: int, stdout: str, stderr: str, json_path: Path) -> tuple[str, str, dict]:
-    """(demo_status, demo_message, metrics) of one finished --check run."""
-    if rc == BENCH_EXIT_NOTBUILT or "TSR_ENOTBUILT" in stderr:
-        return "not built", f"not built into this library ({bench_message(stderr)})", {}
-    if rc != 0:
-        return "failed", f"exit {rc}: {bench_message(stderr, stdout)}", {}
-    try:
-        with open(json_path, encoding="utf-8") as fh:
-            metrics = json.load(fh)
-    except (OSError, json.JSONDecodeError) as e:
-        return "failed", f"no metrics in {json_path}: {e}", {}
-    if metrics.get("check") != "passed":
-        return "failed", f"check {metrics.get('check')}", metrics
-    return "ok", "", metrics
+def single_run(args, label: str, bench: str, argv: list[str], out: Path, env: dict,
+               **fields) -> dict:
+    """One verified run writing `<label>-files` and `<label>.json` in `out`:
+    its record (metrics, then `fields`) with demo_status and demo_message;
+    the files are removed unless --keep."""
+    files, log = out / f"{label}-files", out / f"{label}.log"
+    for stale in (out / f"{label}.json", log):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(files, ignore_errors=True)
+    rc, stdout, stderr, elapsed = launch(args, bench, argv, env, log)
+    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{label}.json")
+    rec = dict(metrics, **fields, demo_status=st, demo_message=msg)
+    if not args.keep:
+        shutil.rmtree(files, ignore_errors=True)
+    if st == "ok":
+        rec["demo_elapsed_s"] = round(elapsed, 3)
+    return rec
 
 
 def write_input(args, bench: str, out: Path, env: dict) -> tuple[Path | None, str]:
@@ -244,20 +222,9 @@ def run_staged(args, name: str, bench: str, out: Path, env: dict, input_file: Pa
     """The strategy's run again with its files staged in args.stage_dir (the
     bench makes it and leaves it empty), verified at the final paths."""
     label = f"{name}-staged"
-    files, log = out / f"{label}-files", out / f"{label}.log"
-    for stale in (out / f"{label}.json", log):
-        stale.unlink(missing_ok=True)
-    shutil.rmtree(files, ignore_errors=True)
     argv = bench_args(args, name, out, input_file, label) + ["--stage-dir", args.stage_dir]
-    rc, stdout, stderr, elapsed = launch(args, bench, argv, env, log)
-    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{label}.json")
-    rec = dict(metrics, strategy=name, stage_dir=args.stage_dir, demo_status=st,
-               demo_message=msg)
-    if not args.keep:
-        shutil.rmtree(files, ignore_errors=True)
-    if st == "ok":
-        rec["demo_elapsed_s"] = round(elapsed, 3)
-    return rec
+    return single_run(args, label, bench, argv, out, env, strategy=name,
+                      stage_dir=args.stage_dir)
 
 
 def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_file: Path,
@@ -315,18 +282,8 @@ def plain_args(args, method: str, out: Path) -> list[str]:
 def run_plain(args, method: str, bench: str, out: Path, env: dict) -> dict:
     """One plain run: its record with demo_status and demo_message."""
     name = f"plain-{method}"
-    files, log = out / f"{name}-files", out / f"{name}.log"
-    for stale in (out / f"{name}.json", log):
-        stale.unlink(missing_ok=True)
-    shutil.rmtree(files, ignore_errors=True)
-    rc, stdout, stderr, elapsed = launch(args, bench, plain_args(args, method, out), env, log)
-    st, msg, metrics = outcome(rc, stdout, stderr, out / f"{name}.json")
-    rec = dict(metrics, strategy=name, hints="", demo_status=st, demo_message=msg)
-    if not args.keep:
-        shutil.rmtree(files, ignore_errors=True)
-    if st == "ok":
-        rec["demo_elapsed_s"] = round(elapsed, 3)
-    return rec
+    return single_run(args, name, bench, plain_args(args, method, out), out, env,
+                      strategy=name, hints="")
 
 
 def progress(rec: dict, elapsed: float) -> str:

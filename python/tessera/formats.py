@@ -31,14 +31,13 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
-from .launch import (BENCH_EXIT_NOTBUILT, CASE_KEYS, add_case_options, bench_env,
-                     bench_or_say, mpiexec_command)
+from .launch import (CASE_KEYS, add_case_options, bench_env, bench_or_say, bench_outcome,
+                     run_bench)
 from .textout import make_table, render
 
 #: format name -> hints it adds to a strategy's.
@@ -75,32 +74,15 @@ def run_format(mpiexec: str, np: int, bench: str, case: dict, hints: str, out: P
     shutil.rmtree(files, ignore_errors=True)
     json_path.unlink(missing_ok=True)
     check = check and "format=grib2" not in hints
-    cmd = mpiexec_command(mpiexec, np) + [bench] + bench_argv(case, hints, files, json_path,
-                                                              check)
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired:
-        rc, stdout, stderr = -1, "", f"timed out after {timeout:.0f} s"
-    except OSError as e:
-        rc, stdout, stderr = -1, "", f"cannot run {cmd[0]}: {e.strerror}"
-    with open(log, "a", encoding="utf-8") as fh:
-        fh.write(f"$ {' '.join(cmd)}\n{stdout}{stderr}")
+    rc, stdout, stderr, _ = run_bench(mpiexec, np, bench,
+                                      bench_argv(case, hints, files, json_path, check),
+                                      env, log, timeout)
+    st, msg, metrics = bench_outcome(rc, stdout, stderr, json_path, check)
     rec = {"name": name, "hints": hints}
-    if rc == BENCH_EXIT_NOTBUILT or "TSR_ENOTBUILT" in stderr:
-        rec.update(demo_status="not built", demo_message="not built into this library")
-    elif rc != 0:
-        lines = [ln for ln in (stderr + stdout).splitlines() if ln.strip()]
-        rec.update(demo_status="failed",
-                   demo_message=f"exit {rc}: {lines[-1] if lines else 'no message'}")
-    else:
-        try:
-            rec.update(json.loads(json_path.read_text(encoding="utf-8")))
-            rec.update(demo_status="ok", demo_message="", file_bytes=history_bytes(files))
-            if check and rec.get("check") != "passed":
-                rec.update(demo_status="failed", demo_message=f"check {rec.get('check')}")
-        except (OSError, json.JSONDecodeError) as e:
-            rec.update(demo_status="failed", demo_message=f"no metrics in {json_path}: {e}")
+    rec.update(metrics)
+    rec.update(demo_status=st, demo_message=msg)
+    if metrics:  # the run finished (its check may have failed): its files are there
+        rec["file_bytes"] = history_bytes(files)
     rec["name"] = name
     if not keep:
         shutil.rmtree(files, ignore_errors=True)

@@ -1,12 +1,15 @@
-"""Launching tessera-bench: where the executable is, and the mpiexec command
-line that runs N processes on this machine."""
+"""Launching tessera-bench: where the executable is, the mpiexec command
+line that runs N processes on this machine, and one run with its outcome."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 #: tessera-bench's exit code when the strategy or backend is not built in.
 BENCH_EXIT_NOTBUILT = 3
@@ -78,3 +81,51 @@ def bench_env() -> tuple[dict, bool]:
     env = dict(os.environ)
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
     return env, env.pop("TESSERA_HINTS", None) is not None
+
+
+def run_bench(mpiexec: str, np: int, bench: str, argv: list[str], env: dict, log: Path,
+              timeout: float) -> tuple[int, str, str, float]:
+    """One bench run under mpiexec: exit code, stdout, stderr, seconds; the
+    command and what it printed are appended to `log`."""
+    cmd = mpiexec_command(mpiexec, np) + [bench] + argv
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, stdout, stderr = -1, str(e.stdout or ""), f"timed out after {timeout:.0f} s"
+    except OSError as e:
+        rc, stdout, stderr = -1, "", f"cannot run {cmd[0]}: {e.strerror}"
+    elapsed = time.monotonic() - t0
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(f"$ {' '.join(cmd)}\n{stdout}{stderr}")
+    return rc, stdout, stderr, elapsed
+
+
+def bench_message(stderr: str, stdout: str = "") -> str:
+    """What the bench said about a failure: its own lines ("tessera-bench: ...",
+    "check: FAILED: ..."), not the launcher's banners."""
+    lines = [ln.strip() for ln in (stderr + "\n" + stdout).splitlines()]
+    own = [ln for ln in lines if ln.startswith(("tessera-bench:", "check: FAILED"))]
+    if own:
+        return own[0]
+    rest = [ln for ln in lines if ln and not set(ln) <= set("-=")]
+    return rest[-1] if rest else "no message"
+
+
+def bench_outcome(rc: int, stdout: str, stderr: str, json_path: Path,
+                  check: bool = True) -> tuple[str, str, dict]:
+    """(status, message, metrics) of one finished run: "ok", "not built" or
+    "failed"; with `check`, a run whose --check did not pass failed."""
+    if rc == BENCH_EXIT_NOTBUILT or "TSR_ENOTBUILT" in stderr:
+        return "not built", f"not built into this library ({bench_message(stderr)})", {}
+    if rc != 0:
+        return "failed", f"exit {rc}: {bench_message(stderr, stdout)}", {}
+    try:
+        with open(json_path, encoding="utf-8") as fh:
+            metrics = json.load(fh)
+    except (OSError, json.JSONDecodeError) as e:
+        return "failed", f"no metrics in {json_path}: {e}", {}
+    if check and metrics.get("check") != "passed":
+        return "failed", f"check {metrics.get('check')}", metrics
+    return "ok", "", metrics
