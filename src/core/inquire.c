@@ -97,10 +97,9 @@ static const tsr__att *find_att(const tsr_file *f, int varid, const char *name, 
   const tsr__att *a;
   int n;
   if ((*rc = atts_of(f, varid, &a, &n))) return NULL;
-  for (int i = 0; i < n; i++)
-    if (strcmp(a[i].name, name) == 0) return &a[i];
-  *rc = TSR_ENAME;
-  return NULL;
+  const tsr__att *found = tsr__att_find(a, n, name);
+  if (!found) *rc = TSR_ENAME;
+  return found;
 }
 
 int tsr_inq_att(const tsr_file *f, int varid, const char *name, tsr_type *type, size_t *n) {

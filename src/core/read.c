@@ -52,15 +52,12 @@ static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
  * the tile's lengths: reading one as if it were the whole file would give
  * wrong shapes, not an error. Joining is the tool's job. */
 static int refuse_split_piece(const tsr__schema *s, const char *path, char *msg, size_t msglen) {
-  for (int a = 0; a < s->ngatts; a++) {
-    if (strcmp(s->gatts[a].name, "tessera_split_nranks") != 0) continue;
-    snprintf(msg, msglen,
-             "'%s' is one piece of a file written with strategy=split; join the pieces with "
-             "`tessera join` and open the joined file",
-             path);
-    return TSR_EFORMAT;
-  }
-  return 0;
+  if (!tsr__att_find(s->gatts, s->ngatts, "tessera_split_nranks")) return 0;
+  snprintf(msg, msglen,
+           "'%s' is one piece of a file written with strategy=split; join the pieces with "
+           "`tessera join` and open the joined file",
+           path);
+  return TSR_EFORMAT;
 }
 
 int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {

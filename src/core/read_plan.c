@@ -101,30 +101,32 @@ static int bcast_bytes(void *buf, int64_t n, int root, MPI_Comm comm) {
   return 0;
 }
 
-int tsr__readers_share(tsr_file *f, const tsr__readers *r, int64_t *nrecs) {
-  if (r->kind == TSR__READ_EACH || r->kind == TSR__READ_SPLIT) return 0;
-  int root = r->ranks[0], me = f->ctx->rank;
+int tsr__schema_share(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *extra) {
+  int me;
+  MPI_Comm_rank(comm, &me);
   void *packed = NULL;
   size_t len = 0;
-  int rc = me == root ? tsr__schema_pack(&f->schema, &packed, &len) : 0;
-  int64_t head[3] = {rc, (int64_t)len, *nrecs};
-  if (MPI_Bcast(head, 3, MPI_INT64_T, root, f->ctx->comm) != MPI_SUCCESS) rc = TSR_EMPI;
-  if (rc || head[0]) {
-    free(packed);
-    return rc ? rc : (int)head[0];
+  if (me == root && !rc) rc = tsr__schema_pack(s, &packed, &len);
+  int64_t head[3] = {rc, (int64_t)len, extra ? *extra : 0};
+  if (MPI_Bcast(head, 3, MPI_INT64_T, root, comm) != MPI_SUCCESS) head[0] = TSR_EMPI;
+  rc = (int)head[0];
+  /* Every rank has the buffer, or none joins the broadcast. */
+  if (!rc && me != root && !(packed = malloc((size_t)head[1] + 1))) rc = TSR_ENOMEM;
+  rc = tsr__agree(comm, rc);
+  if (!rc) rc = bcast_bytes(packed, head[1], root, comm);
+  if (!rc && me != root) {
+    tsr__schema_free(s);
+    tsr__schema_init(s);
+    rc = tsr__schema_unpack(packed, (size_t)head[1], s);
   }
-  if (me != root) packed = malloc((size_t)head[1] + 1); /* every rank joins the broadcast */
-  char dummy;
-  rc = bcast_bytes(packed ? packed : &dummy, packed ? head[1] : 0, root, f->ctx->comm);
-  if (packed && !rc && me != root) {
-    tsr__schema_free(&f->schema);
-    tsr__schema_init(&f->schema);
-    rc = tsr__schema_unpack(packed, (size_t)head[1], &f->schema);
-  }
-  if (!packed) rc = TSR_ENOMEM;
   free(packed);
-  *nrecs = head[2];
-  return rc;
+  if (extra) *extra = head[2];
+  return tsr__agree(comm, rc);
+}
+
+int tsr__readers_share(tsr_file *f, const tsr__readers *r, int64_t *nrecs) {
+  if (r->kind == TSR__READ_EACH || r->kind == TSR__READ_SPLIT) return 0;
+  return tsr__schema_share(&f->schema, 0, r->ranks[0], f->ctx->comm, nrecs);
 }
 
 int tsr__read_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,

@@ -43,8 +43,13 @@ int tsr__readers_choose(tsr_file *f, const char *open_hints, tsr__readers *r, ch
  * @p parallel. Collective over the file's context; returns an agreed code. */
 int tsr__readers_setup(tsr_file *f, int parallel, tsr__readers *r);
 /* After the readers opened the file: the first reader's schema and record
- * count to every rank. Collective; this rank's status. */
+ * count to every rank. Collective; an agreed code. */
 int tsr__readers_share(tsr_file *f, const tsr__readers *r, int64_t *nrecs);
+/* @p root's schema @p s (and @p *extra, when given) to every rank of @p comm,
+ * unpacked into @p s on the others. @p rc is the root's status: when it is
+ * not 0 nothing more is sent and every rank returns it. Collective; an
+ * agreed code. */
+int tsr__schema_share(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *extra);
 /* tsr_get through a read plan (serial, aggregate): this rank's status. The
  * arguments are already agreed valid. Collective. */
 int tsr__readers_get(tsr_file *f, tsr__sink *sk, const tsr__readers *r, int varid, int64_t frame,

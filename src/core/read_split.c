@@ -38,14 +38,8 @@ static void piece_path(const char *base, int p, char *out, size_t n) {
   snprintf(out, n, "%s.%04d", base, p);
 }
 
-static const tsr__att *find_att(const tsr__att *a, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(a[i].name, name) == 0) return &a[i];
-  return NULL;
-}
-
 static int int_att(const tsr__schema *s, const char *name, int *out) {
-  const tsr__att *a = find_att(s->gatts, s->ngatts, name);
+  const tsr__att *a = tsr__att_find(s->gatts, s->ngatts, name);
   if (!a || a->type != TSR_INT || a->n != 1) return TSR_EFORMAT;
   *out = *(const int32_t *)a->values;
   return 0;
@@ -151,7 +145,7 @@ static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
   for (int p = 0; p < n && !rc; p++)
     for (int v = 0; v < ps[p].nvars; v++) {
       const tsr__var *pv = &ps[p].vars[v];
-      const tsr__att *gs = find_att(pv->atts, pv->natts, "tessera_global_shape");
+      const tsr__att *gs = tsr__att_find(pv->atts, pv->natts, "tessera_global_shape");
       int rec = pv->is_record ? 1 : 0;
       for (int i = 0; gs && gs->type == TSR_INT && i < (int)gs->n && rec + i < pv->ndims; i++)
         len[order_find(&dims, global_dim(&ps[p], pv->dimids[rec + i], nb))] =
@@ -183,7 +177,7 @@ static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
 }
 
 /* Rank 0 gathers the packed schemas of the pieces (each rank's, in piece
- * order), merges them and broadcasts the result, which every rank unpacks. */
+ * order), merges them into @p out and shares the result (tsr__schema_share). */
 static int share_schema(MPI_Comm comm, tsr__bfile *bf, int rc, tsr__schema *out) {
   int me, P;
   MPI_Comm_rank(comm, &me);
@@ -209,8 +203,6 @@ static int share_schema(MPI_Comm comm, tsr__bfile *bf, int rc, tsr__schema *out)
   rc = tsr__agree(comm, rc);
   int cnt = (int)mlen, *cnts = NULL, *displs = NULL;
   char *all = NULL;
-  void *gbuf = NULL;
-  size_t glen = 0;
   int64_t total = 0;
   if (!rc && me == 0) {
     cnts = calloc((size_t)P, sizeof *cnts);
@@ -235,28 +227,16 @@ static int share_schema(MPI_Comm comm, tsr__bfile *bf, int rc, tsr__schema *out)
       rc = tsr__schema_unpack(all + displs[r] + at[r] + 8, (size_t)l, &ps[p]);
       at[r] += 8 + l;
     }
-    tsr__schema g;
-    tsr__schema_init(&g);
-    if (!rc) rc = merge_schemas(ps, bf->n, &g);
-    if (!rc) rc = tsr__schema_pack(&g, &gbuf, &glen);
-    tsr__schema_free(&g);
+    if (!rc) rc = merge_schemas(ps, bf->n, out);
     for (int p = 0; ps && p < bf->n; p++) tsr__schema_free(&ps[p]);
     free(ps);
     free(at);
   }
-  int64_t head[2] = {rc, (int64_t)glen};
-  if (MPI_Bcast(head, 2, MPI_INT64_T, 0, comm) != MPI_SUCCESS) head[0] = TSR_EMPI;
-  rc = (int)head[0];
-  if (!rc && me != 0 && !(gbuf = malloc((size_t)head[1] + 1))) rc = TSR_ENOMEM;
-  rc = tsr__agree(comm, rc);
-  if (!rc && MPI_Bcast(gbuf, (int)head[1], MPI_BYTE, 0, comm) != MPI_SUCCESS) rc = TSR_EMPI;
-  if (!rc) rc = tsr__schema_unpack(gbuf, (size_t)head[1], out);
   free(mine);
   free(all);
   free(cnts);
   free(displs);
-  free(gbuf);
-  return tsr__agree(comm, rc);
+  return tsr__schema_share(out, me == 0 ? rc : 0, 0, comm, NULL);
 }
 
 /* Every piece's tile of every variable: this rank fills the rows of its
@@ -284,7 +264,7 @@ static int share_tiles(MPI_Comm comm, tsr__bfile *bf, const tsr__schema *g) {
       int64_t *e = bf->tab + bf->row[v] + (int64_t)p * (1 + 2 * nd);
       if (pv < 0) continue; /* an empty tile on that rank */
       const tsr__var *var = &ps->vars[pv];
-      const tsr__att *ts = find_att(var->atts, var->natts, "tessera_tile_start");
+      const tsr__att *ts = tsr__att_find(var->atts, var->natts, "tessera_tile_start");
       e[0] = ts ? pv + 1 : -(pv + 1); /* negative: replicated */
       for (int i = 0; i < nd; i++) { /* a replicated variable is whole in every piece */
         e[1 + i] = ts && i < (int)ts->n ? ((const int32_t *)ts->values)[i] : 0;

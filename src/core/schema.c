@@ -163,13 +163,18 @@ int64_t tsr__var_frame_elems(const tsr__schema *s, int varid) {
   return n;
 }
 
+const tsr__att *tsr__att_find(const tsr__att *a, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(a[i].name, name) == 0) return &a[i];
+  return NULL;
+}
+
 void tsr__var_fill(const tsr__schema *s, int varid, void *out) {
   const tsr__var *v = &s->vars[varid];
-  for (int a = 0; a < v->natts; a++) {
-    if (strcmp(v->atts[a].name, "_FillValue") == 0 && v->atts[a].type == v->type) {
-      memcpy(out, v->atts[a].values, tsr__type_size(v->type));
-      return;
-    }
+  const tsr__att *fill = tsr__att_find(v->atts, v->natts, "_FillValue");
+  if (fill && fill->type == v->type) {
+    memcpy(out, fill->values, tsr__type_size(v->type));
+    return;
   }
   /* NetCDF's default fill values (netcdf.h NC_FILL_*). */
   switch (v->type) {

@@ -54,6 +54,8 @@ int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndi
 int tsr__schema_put_att(tsr__schema *s, int varid, const char *name, tsr_type type, size_t n,
                         const void *values);
 int tsr__schema_find_var(const tsr__schema *s, const char *name);
+/* The attribute @p name among the @p n of @p a, or NULL. */
+const tsr__att *tsr__att_find(const tsr__att *a, int n, const char *name);
 
 /* Non-record dimensions of a variable: their count and lengths (slowest first). */
 int tsr__var_shape(const tsr__schema *s, int varid, int64_t shape[TSR_MAX_DIMS]);
