@@ -13,7 +13,7 @@
 
 #include "backend/backend_block.h"
 #include "tessera.h"
-#include "tier/stage.h" /* tsr__write_full */
+#include "tier/stage.h" /* tsr__write_full, tsr__tier_errno_code */
 
 struct tsr__bfile {
   char *dir;
@@ -36,9 +36,7 @@ static int os_fail(tsr__berr *err, int e, const char *what, const char *path) {
     err->code = e;
     snprintf(err->message, sizeof err->message, "log: %s %s: %s", what, path, strerror(e));
   }
-  return e == ENOSPC || e == EDQUOT || e == EFBIG ? TSR_ENOSPC : e == ENOMEM ? TSR_ENOMEM
-         : e == EIO                                                      ? TSR_EIO
-                                                                         : TSR_EACCES;
+  return tsr__tier_errno_code(e);
 }
 
 static int read_all_at(int fd, void *p, size_t n, int64_t off) {

@@ -52,10 +52,7 @@ static double now(void) {
 
 static int fail(int code, int e, char *msg, size_t msglen, const char *what, const char *path) {
   snprintf(msg, msglen, "drain: %s %s: %s", what, path, strerror(e));
-  if (code) return code;
-  return e == ENOSPC || e == EDQUOT || e == EFBIG ? TSR_ENOSPC : e == ENOMEM ? TSR_ENOMEM
-         : e == EIO                                                      ? TSR_EIO
-                                                                         : TSR_EACCES;
+  return code ? code : tsr__tier_errno_code(e);
 }
 
 static ssize_t read_full(int fd, char *buf, size_t cap) {

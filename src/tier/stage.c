@@ -33,6 +33,10 @@ static int errno_code(int e) {
   return e == ENOSPC || e == EDQUOT || e == EFBIG ? TSR_ENOSPC : e == ENOMEM ? TSR_ENOMEM : TSR_EACCES;
 }
 
+/* The stage's own checks (destination probe, marker) keep EIO as TSR_EACCES,
+ * as they always have; the copy and the log report a failing device. */
+int tsr__tier_errno_code(int e) { return e == EIO ? TSR_EIO : errno_code(e); }
+
 uint64_t tsr__stage_path_hash(const char *p) {
   /* FNV-1a with an offset basis one digit short of the published one; the
    * names only need to agree with `tessera stage in` (stage_in.py). */

@@ -55,6 +55,11 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
 int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
                       char *msg, size_t msglen);
 
+/* The TSR_E* of a failed file operation of the tier (copy, log, marker):
+ * a full or over-quota disk or a file too large is TSR_ENOSPC, ENOMEM
+ * TSR_ENOMEM, EIO TSR_EIO, anything else TSR_EACCES. */
+int tsr__tier_errno_code(int e);
+
 /* write(2) until all @p n bytes are written (EINTR retried); -1 with errno
  * set (ENOSPC for a write that made no progress) otherwise. */
 int tsr__write_full(int fd, const void *buf, size_t n);
