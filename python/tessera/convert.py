@@ -31,6 +31,17 @@ from .launch import find_program
 #: as a singleton) would take itself for a rank of someone else's job.
 _LAUNCHER_PREFIXES = ("OMPI_", "PMIX_", "PMI_", "OPAL_", "ORTE_", "PRTE_", "MPICH_", "HYDRA_",
                       "I_MPI_")
+#: ... except where the MPI library itself is (OPAL_PREFIX, component paths of
+#: a relocated installation), without which not even a singleton starts: the
+#: rule of the library's drain (child_env in src/tier/drain_convert.c).
+_INSTALL_LOCATION_ENDS = ("_PREFIX", "DIR", "component_path")
+
+
+def converter_env() -> dict:
+    """This process's environment without the MPI launcher's variables."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(_LAUNCHER_PREFIXES) or k.endswith(_INSTALL_LOCATION_ENDS)
+            or k.startswith("OMPI_ALLOW_RUN_AS_ROOT")}
 
 
 class ConvertError(Exception):
@@ -48,8 +59,7 @@ def convert_log(log_dir: str, final: str) -> int:
     prog = find_converter()
     if not prog:
         raise ConvertError("tessera-convert not found (set TESSERA_CONVERT or put it on PATH)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_LAUNCHER_PREFIXES)}
-    res = subprocess.run([prog, log_dir, final], env=env, stdout=subprocess.DEVNULL,
+    res = subprocess.run([prog, log_dir, final], env=converter_env(), stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True, check=False)
     if res.returncode != 0:
         raise ConvertError(res.stderr.strip() or f"{prog} exited {res.returncode}")
