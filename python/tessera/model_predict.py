@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from .model_case import Case, slab_count, tile_bytes_max
 from .model_profile import Profile
-from .model_strategy import (Amounts, Strategy, aggregator_count, busy_ranks, file_cost, grid,
-                             handoff_frame, server_frame, sync_frame)
+from .model_strategy import (Amounts, Strategy, aggregator_count, busy_ranks, exposed_share,
+                             file_cost, grid, handoff_frame, server_frame, sync_frame)
 
 WRITE_KEYS = ("write_bw", "fs_bw", "req_s", "file_s", "open_s")
 
@@ -104,6 +104,22 @@ def _timeline(frames: int, fpf: int, groups: int, interval: float, handoff: floa
     return blocked + drain, drain, max(0.0, busy - waited)
 
 
+def imbalance_s(case: Case, profile: Profile, model: int, background: float = 0.0) -> float:
+    """Time the model ranks wait at an output for the slowest of them to
+    finish computing, whole run. When the computing processes (the model
+    ranks and other jobs; idle servers sleep) outnumber the cores unevenly,
+    the kernel leaves ceil(n/C) of them on some core and floor(n/C) on
+    another: a rank sharing its core with fewer finishes its steps early and
+    waits in the output's first collective (tsr_create's agreement) for the
+    slowest, whose compute time the case gives. Every output but the first
+    follows compute."""
+    n = model + round(background)
+    if profile.cores <= 0 or n <= profile.cores or n % profile.cores == 0:
+        return 0.0
+    lo, hi = n // profile.cores, -(-n // profile.cores)
+    return case.step_time(model) * case.steps * (1.0 - lo / hi)
+
+
 def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
             background: float = 0.0) -> Prediction:
     """`background`: other busy processes sharing the profile's cores (0 on a
@@ -116,26 +132,36 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
         return a.loaded(profile, ranks, busy, background).seconds(profile)
 
     compute = case.step_time(model) * case.steps
+    wait = imbalance_s(case, profile, model, background)
     mem_w, mem_r = memory(case, strat, profile, ranks)
     if strat.name != "servers":
         a = run_amounts(case, strat, profile, ranks)
-        blocked = secs(a)
+        blocked = secs(a) + wait
         write = secs(Amounts({k: a[k] for k in WRITE_KEYS if k in a}))
         return Prediction(strat.label(), ranks, model, blocked, blocked / case.outputs, write,
                           0.0, 0.0, compute, case.other_s + compute + blocked, mem_w, mem_r)
     handoff = secs(handoff_frame(case, strat, model, px, py))
     handoff += secs(file_cost(case, Strategy("serial"), model)) \
         * case.files / case.outputs                  # define calls on the model side
-    write = secs(server_frame(case, strat, profile, model, px, py))
+    # The servers' own work: only the server processes are busy with it (a
+    # server's receives and writes are not stretched by model ranks that
+    # wait in MPI), but the share of it that finds no free core is taken
+    # from the model ranks, which wait for it inside their hand-offs.
+    swork = lambda a: a.loaded(profile, ranks, strat.server_ranks(), background).seconds(
+        profile)
+    write = swork(server_frame(case, strat, profile, model, px, py))
+    exposed = exposed_share(profile, model, strat.server_ranks(), background)
+    handoff += exposed * write
     oc = file_cost(case, Strategy("aggregate", aggregators=strat.io_tasks), strat.io_tasks)
-    oc = secs(Amounts({k: v for k, v in oc.items() if k != "coll_s"}))
+    oc = swork(Amounts({k: v for k, v in oc.items() if k != "coll_s"}))
     tile = max(1, tile_bytes_max(case, px, py))
     cap = strat.buffer_bytes / tile
     if cap < 1:          # a frame larger than the ring: the rest waits for the servers
         handoff += (1.0 - cap) * write
     blocked, drain, hidden = _timeline(case.outputs, case.frames_per_file, strat.io_groups,
-                                       case.interval_s(model), handoff, write, oc,
-                                       max(1, int(cap)))
+                                       case.interval_s(model), handoff,
+                                       (1.0 - exposed) * write, oc, max(1, int(cap)))
+    blocked += wait
     return Prediction(strat.label(), ranks, model, blocked, blocked / case.outputs,
                       (write * case.outputs + oc * case.files), hidden, drain, compute,
                       case.other_s + compute + blocked, mem_w, mem_r)

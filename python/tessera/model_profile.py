@@ -46,6 +46,8 @@ PARAMS = (
                                  "collective stage, when processes outnumber cores"),
     Param("piece_s", "s", False, "one contiguous file piece of a non-contiguous collective "
                                  "write, as MPI-IO's aggregator lists, sorts and copies it"),
+    Param("mpiio_bw", "B/s", True, "what a byte written through MPI-IO (PnetCDF's collective "
+                                   "writes) costs beyond write_bw (0: nothing more)"),
 )
 KEYS = tuple(p.key for p in PARAMS)
 

@@ -183,7 +183,7 @@ def two_phase(case: Case, senders: int, px: int, py: int, aggregators: int,
     nvars = len(case.decomposed())
     if contiguous:
         return stream_write(total / senders, senders, total, nvars).add(
-            "coll_s", nvars * stages(senders))
+            "coll_s", nvars * stages(senders)).add("mpiio_bw", total / senders)
     a = Amounts()
     c = max(1, min(aggregators, senders))
     own = 1.0 / senders if senders > 1 else 1.0
@@ -207,7 +207,7 @@ def two_phase(case: Case, senders: int, px: int, py: int, aggregators: int,
         # sizes per cycle, among all senders.
         a.add("coll_s", stages(senders) * (1 + n / c))
         a.add("piece_s", sum(file_pieces(v, px, py) for v in g) / c)
-    return a.plus(stream_write(total / c, c, total, requests / c))
+    return a.plus(stream_write(total / c, c, total, requests / c)).add("mpiio_bw", total / c)
 
 
 def replicated_write(case: Case, writers: int, total_writers: int) -> Amounts:
@@ -297,13 +297,19 @@ def direct_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, px: 
     groups = write_groups(case, strat,
                           lambda v: tile_bytes_max(one.with_(vars=[v]), px, py))
     a.add("coll_s", len(groups) * stages(ranks))
-    # The ranks' file views: their tiles' rows, OMPIO's "contiguous chunks".
-    pieces = sum(file_pieces(v, px, py) for v in case.decomposed())
-    chunk = sum(v.bytes for v in case.decomposed()) / max(1, pieces)
-    c = cb_nodes(strat, profile, ranks, chunk, one_chunk=pieces <= ranks)
+    c = direct_aggregators(case, strat, profile, ranks, px, py)
     a.plus(two_phase(case, ranks, px, py, c, profile.cb_buffer_bytes, contiguous=False,
                      groups=groups))
     return a.plus(replicated_write(case, 1, ranks))
+
+
+def direct_aggregators(case: Case, strat: Strategy, profile: Profile, ranks: int, px: int,
+                       py: int) -> int:
+    """MPI-IO aggregators of direct's collective writes: the ranks' file
+    views are their tiles' rows, OMPIO's "contiguous chunks"."""
+    pieces = sum(file_pieces(v, px, py) for v in case.decomposed())
+    chunk = sum(v.bytes for v in case.decomposed()) / max(1, pieces)
+    return cb_nodes(strat, profile, ranks, chunk, one_chunk=pieces <= ranks)
 
 
 def aggregate_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, px: int,
@@ -324,12 +330,20 @@ def aggregate_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, p
 
 
 def split_frame(case: Case, strat: Strategy, ranks: int, px: int, py: int) -> Amounts:
-    """split.c: every rank writes its tile into its own file; no exchange."""
+    """split.c: every rank writes its tile into its own file; no exchange.
+    The tile sits inside the model's halo'd array, so the netcdf backend
+    packs it into a contiguous block first (netcdf.c, tsr__block_pack):
+    one copy of the tile, as serial's writer copies its slab."""
+    return agreements(case, ranks).plus(split_write(case, ranks, px, py))
+
+
+def split_write(case: Case, ranks: int, px: int, py: int) -> Amounts:
+    """What one split rank's writer does per frame (its writer_s): pack the
+    tile, write it and the replicated variables to its own file."""
     tile = tile_bytes_max(case, px, py)
-    a = agreements(case, ranks)
     rep = sum(v.bytes for v in case.replicated())
-    return a.plus(stream_write(tile + rep, ranks, case.frame_bytes() + ranks * rep,
-                               len(case.vars)))
+    return Amounts().add("copy_bw", tile).plus(
+        stream_write(tile + rep, ranks, case.frame_bytes() + ranks * rep, len(case.vars)))
 
 
 def handoff_frame(case: Case, strat: Strategy, model: int, px: int, py: int) -> Amounts:
@@ -372,6 +386,21 @@ def server_frame(case: Case, strat: Strategy, profile: Profile, model: int, px: 
     a.plus(two_phase(case, t, px, py, cb_nodes(strat, profile, t), profile.cb_buffer_bytes,
                      contiguous=True))
     return a.plus(replicated_write(case, 1, t))
+
+
+def exposed_share(profile: Profile, model: int, servers: int, background: float = 0.0
+                  ) -> float:
+    """The share of the servers' work that cannot hide behind compute
+    because no core is left for it: the model ranks compute on `model`
+    cores (and other jobs on `background`), the servers have what remains.
+    On a machine of one's own with a core per process this is 0; once the
+    model ranks fill the cores the servers' receiving and writing take CPU
+    from the model ranks, which then wait for it (their hand-offs are
+    exchanges with the server and agreements among the model ranks)."""
+    if profile.cores <= 0 or servers <= 0:
+        return 0.0
+    free = max(0.0, profile.cores - model - background)
+    return 1.0 - min(float(servers), free) / servers
 
 
 def busy_ranks(strat: Strategy, ranks: int) -> int:
