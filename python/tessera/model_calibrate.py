@@ -20,7 +20,7 @@ from .model_fit import fit
 from .model_ompio import BYTES_PER_AGG
 from .model_predict import WRITE_KEYS, imbalance_s, run_amounts
 from .model_profile import Profile
-from .model_strategy import (Amounts, Strategy, busy_ranks, exposed_share, file_cost, grid,
+from .model_strategy import (EVERYONE, Amounts, Strategy, busy_ranks, exposed_share, file_cost, grid,
                              handoff_frame, server_frame, split_write)
 
 #: Strategies a calibration runs, at every process count given.
@@ -91,8 +91,9 @@ def rows_of(rec: dict, base: Profile) -> list:
         rows.append((b, blocked - imbalance_s(case, base, model, bg)))
         return rows
     a = run_amounts(case, strat, base, n)
-    busy = busy_ranks(strat, n)
-    rows.append((a.loaded(base, n, busy, bg), blocked - imbalance_s(case, base, n, bg)))
+    busy = busy_ranks(strat, n, case, base)
+    rows.append((a.loaded(base, n, busy, bg, EVERYONE.get(strat.name, ())),
+                 blocked - imbalance_s(case, base, n, bg)))
     if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split"):
         # writer_s is the writer's own time in its backend calls (sink.c):
         # create, pack (split), write, close. Each call is shorter than a

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .model_case import Case, slab_count, tile_bytes_max
 from .model_profile import Profile
-from .model_strategy import (Amounts, Strategy, aggregator_count, busy_ranks, exposed_share,
+from .model_strategy import (EVERYONE, Amounts, Strategy, aggregator_count, busy_ranks, exposed_share,
                              file_cost, grid, handoff_frame, server_frame, sync_frame)
 
 WRITE_KEYS = ("write_bw", "fs_bw", "req_s", "file_s", "open_s")
@@ -126,10 +126,11 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     machine of one's own; model_runs.background measures it)."""
     model, px, py = grid(case, strat, ranks)
     # Servers: the model ranks compute (or hand off) while the servers write.
-    busy = busy_ranks(strat, model) if strat.name != "servers" else ranks
+    busy = busy_ranks(strat, model, case, profile) if strat.name != "servers" else ranks
+    everyone = EVERYONE.get(strat.name, ())
 
     def secs(a: Amounts) -> float:
-        return a.loaded(profile, ranks, busy, background).seconds(profile)
+        return a.loaded(profile, ranks, busy, background, everyone).seconds(profile)
 
     compute = case.step_time(model) * case.steps
     wait = imbalance_s(case, profile, model, background)

@@ -40,13 +40,16 @@ class Amounts(dict):
         return sum(self.get(k, 0.0) * profile.unit_cost(k) for k in KEYS)
 
     def loaded(self, profile: Profile, processes: int, busy: int,
-               background: float = 0.0) -> "Amounts":
+               background: float = 0.0, everyone: tuple = ()) -> "Amounts":
         """These amounts on a machine where `processes` of ours (`busy` of
         them working) and `background` other busy processes share
         profile.cores: CPU work stretches, and every message and collective
-        stage may wait for a peer that is not running (slice_s)."""
+        stage may wait for a peer that is not running (slice_s). The
+        amounts named in `everyone` are work every one of our processes
+        does at the same time (direct's file views), stretched as such."""
         stretch, desched = profile.contention(processes, busy, background)
-        out = self.scaled(stretch)
+        wide = profile.contention(processes, processes, background)[0]
+        out = Amounts({k: v * (wide if k in everyone else stretch) for k, v in self.items()})
         sync = self.get("msg_s", 0.0) + self.get("coll_s", 0.0)
         return out.add("slice_s", sync * desched)
 
@@ -403,15 +406,26 @@ def exposed_share(profile: Profile, model: int, servers: int, background: float 
     return 1.0 - min(float(servers), free) / servers
 
 
-def busy_ranks(strat: Strategy, ranks: int) -> int:
+def busy_ranks(strat: Strategy, ranks: int, case: Case | None = None,
+               profile: Profile | None = None) -> int:
     """Processes with work while a synchronous strategy's output runs: the
     serial writer alone (the others wait for its phases), the aggregators,
-    or every rank (direct's collective write, split's own files)."""
+    direct's MPI-IO aggregators (the others wait in MPI_File_write_all while
+    they receive, copy and write; their file views are EVERYONE's work), or
+    every rank (split's own files)."""
     if strat.name == "serial":
         return 1
     if strat.name == "aggregate":
         return aggregator_count(strat, ranks)
+    if strat.name == "direct" and case is not None and profile is not None:
+        return direct_aggregators(case, strat, profile, ranks, *process_grid(case, ranks))
     return ranks
+
+
+#: Amounts every rank works on at the same time, whoever else is busy: in
+#: direct's collective write each rank flattens its own file view into
+#: offset/length pieces and the aggregator merges them (piece_s).
+EVERYONE = {"direct": ("piece_s",)}
 
 
 def grid(case: Case, strat: Strategy, ranks: int) -> tuple:
