@@ -20,8 +20,9 @@ from .model_fit import fit
 from .model_ompio import BYTES_PER_AGG
 from .model_predict import WRITE_KEYS, imbalance_s, run_amounts
 from .model_profile import Profile
-from .model_strategy import (EVERYONE, Amounts, Strategy, busy_ranks, exposed_share, file_cost, grid,
-                             handoff_frame, server_frame, split_write)
+from .model_strategy import (EVERYONE, Amounts, Strategy, aggregate_write, busy_ranks,
+                             exposed_share, file_cost, grid, handoff_frame, server_frame,
+                             split_write)
 
 #: Strategies a calibration runs, at every process count given.
 CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggregators=2",
@@ -94,14 +95,17 @@ def rows_of(rec: dict, base: Profile) -> list:
     busy = busy_ranks(strat, n, case, base)
     rows.append((a.loaded(base, n, busy, bg, EVERYONE.get(strat.name, ())),
                  blocked - imbalance_s(case, base, n, bg)))
-    if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split"):
+    if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split",
+                                                                  "aggregate"):
         # writer_s is the writer's own time in its backend calls (sink.c):
         # create, pack (split), write, close. Each call is shorter than a
         # scheduler slice, so it runs at full speed even when processes
         # outnumber cores; only other jobs' load stretches it.
-        if strat.name == "split":
-            model, px, py = grid(case, strat, n)
-            w = Amounts().plus(split_write(case, model, px, py), case.outputs)
+        model, px, py = grid(case, strat, n)
+        if strat.name in ("split", "aggregate"):
+            frame = split_write(case, model, px, py) if strat.name == "split" else \
+                aggregate_write(case, strat, base, model, px, py)
+            w = Amounts().plus(frame, case.outputs)
             w.plus(Amounts({k: v for k, v in a.items() if k in ("file_s", "open_s")}))
         else:
             w = Amounts({k: v for k, v in a.items() if k in WRITE_KEYS})

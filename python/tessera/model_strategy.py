@@ -326,6 +326,18 @@ def aggregate_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, p
     for v in case.decomposed():
         worst = max(slab_fanins(v, n, px, py), key=lambda mb: (mb[0] ** 2, mb[1]))
         a.plus(fan_in(worst[0], worst[1], 1.0 / ranks if n < ranks else 1.0))
+    return a.plus(aggregate_write(case, strat, profile, ranks, px, py))
+
+
+def aggregate_write(case: Case, strat: Strategy, profile: Profile, ranks: int, px: int,
+                    py: int) -> Amounts:
+    """What the busiest aggregator's backend does per frame (its writer_s):
+    copy its slab into PnetCDF's buffer, write it collectively among the
+    N writers."""
+    n = aggregator_count(strat, ranks)
+    a = Amounts()
+    for v in case.decomposed():
+        worst = max(slab_fanins(v, n, px, py), key=lambda mb: (mb[0] ** 2, mb[1]))
         a.add("copy_bw", worst[1])                   # into the backend buffer
     a.plus(two_phase(case, n, px, py, cb_nodes(strat, profile, n), profile.cb_buffer_bytes,
                      contiguous=True))
