@@ -6,8 +6,10 @@ run moves (model_strategy), so the profile is a non-negative least-squares
 fit (model_fit) over two kinds of rows per run:
   - the model ranks' blocked time (output_blocked_s): everything the
     strategy costs the model;
-  - the writers' time (writer_s, or the servers' writer time): the file
-    system part alone, which separates write rates from data movement.
+  - the writers' time (writer_s, or the servers' writer time): their own
+    backend calls alone (serial's writes, split's pack and write, an
+    aggregator's buffering and collective write), which separates write
+    rates from data movement.
 Runs are repeated and the fastest kept (on a shared machine, the run least
 disturbed by other jobs); each is explained at the CPU load measured around
 it (model_runs.background: other busy processes), so runs taken at

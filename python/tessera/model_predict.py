@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from .model_case import Case, slab_count, tile_bytes_max
 from .model_profile import Profile
-from .model_strategy import (EVERYONE, Amounts, Strategy, aggregator_count, busy_ranks, exposed_share,
-                             file_cost, grid, handoff_frame, server_frame, sync_frame)
+from .model_strategy import (EVERYONE, Amounts, Strategy, aggregator_count, busy_ranks,
+                             exposed_share, file_cost, grid, handoff_frame, server_frame,
+                             sync_frame)
 
 WRITE_KEYS = ("write_bw", "fs_bw", "req_s", "file_s", "open_s")
 
