@@ -273,7 +273,10 @@ def main(argv=None) -> int:
                             right={"median (min-max)"})))
     print()
     print("What the targets need (medians above; compression split evenly over the ranks "
-          "that compress, a core each):")
+          "that compress, a core each" + (f"; not so here: {args.np} processes on {cores} "
+                                           "cores, so the verdicts hold for these figures, "
+                                           "not for a core per rank):" if args.np > cores
+                                           else "):"))
     print(render(make_table(["target", "needs", "this run", "verdict"],
                             [list(r) for r in bound_rows(med)])))
     print(f"results: {out / 'results.json'} (logs: {out}/<strategy>-<format>.log)")

@@ -33,6 +33,9 @@ SERVERS_TARGET = 1.2
 #: Above this parallel efficiency the shortfall from W is aggregate's base
 #: cost U_a, not compression (a judgement, printed with the figure).
 EFFICIENT = 0.8
+#: Above this the figure is no efficiency but noise: medians of different
+#: repeats, or an aggregate base that is cheaper when compressed.
+NOISY = 1.1
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,8 @@ def rows(m: Medians) -> list:
     if b.efficiency is not None:
         out.append(("parallel compression efficiency", "C / (W x (A_c - U_a))",
                     f"{b.efficiency:.2f}",
+                    "above 1: noise in the medians (of different repeats) exceeds what "
+                    "compression adds to aggregate" if b.efficiency > NOISY else
                     "aggregate's shortfall from W is its base U_a, not compression"
                     if b.efficiency >= EFFICIENT else
                     f"compression runs less than {EFFICIENT:.0%} parallel on {w} writers"))

@@ -78,3 +78,12 @@ def test_missing_or_unmeasurable_compression():
     assert bounds(free).efficiency is None  # A_c - U_a = 0: no division
     saved = as_dict(SIXTEEN)
     assert saved["medians"]["writers"] == 4 and saved["bounds"]["c"] == pytest.approx(2.046)
+
+
+def test_an_efficiency_above_one_is_called_noise():
+    # C = 8 s, 2 writers, aggregate spends 2 s compressing: "2.00" is noise.
+    m = Medians(serial_u=1.0, serial_c=9.0, aggregate_u=1.0, aggregate_c=3.0, servers_u=None,
+                servers_c=None, writers=2, io_tasks=1, frames=2, interval_s=None)
+    r = {x[0]: x for x in rows(m)}
+    assert r["parallel compression efficiency"][2] == "2.00"
+    assert r["parallel compression efficiency"][3].startswith("above 1: noise in the medians")

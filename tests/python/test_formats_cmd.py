@@ -98,3 +98,14 @@ def test_formats_rejects_writer_counts_the_processes_cannot_hold(capsys):
     assert "--aggregators 5 must be 1..4" in capsys.readouterr().err
     assert formats.main(["--io-tasks", "4", "--bench", sys.executable]) == 2
     assert "--io-tasks 4 1..3 (the model keeps a rank)" in capsys.readouterr().err
+
+
+def test_formats_says_when_the_targets_table_lacks_a_core_per_rank(tmp_path, capsys,
+                                                                  monkeypatch):
+    monkeypatch.setattr(formats.os, "cpu_count", lambda: 2)
+    assert run(tmp_path, "--repeat", "1") == 0
+    assert ("a core each; not so here: 4 processes on 2 cores, so the verdicts hold for these "
+            "figures, not for a core per rank):") in capsys.readouterr().out
+    monkeypatch.setattr(formats.os, "cpu_count", lambda: 16)
+    assert run(tmp_path, "--repeat", "1") == 0
+    assert "that compress, a core each):" in capsys.readouterr().out
