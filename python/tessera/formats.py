@@ -167,10 +167,12 @@ def medians(runs: dict, writers: int, io_tasks: int, case: dict) -> Medians:
     compute = med(("servers", "netcdf4"), "compute_s")
     frames = next((x["frames"] for rs in runs.values() for x in rs if x and x.get("frames")),
                   case["steps"] // case["output_every"] + 1)
-    return Medians(serial_u=med(("serial", "netcdf4")), serial_c=med(("serial", "netcdf4-deflate1")),
+    return Medians(serial_u=med(("serial", "netcdf4")),
+                   serial_c=med(("serial", "netcdf4-deflate1")),
                    aggregate_u=med(("aggregate", "netcdf4")),
                    aggregate_c=med(("aggregate", "netcdf4-deflate1")),
-                   servers_u=med(("servers", "netcdf4")), servers_c=med(("servers", "netcdf4-deflate1")),
+                   servers_u=med(("servers", "netcdf4")),
+                   servers_c=med(("servers", "netcdf4-deflate1")),
                    writers=writers, io_tasks=io_tasks, frames=frames,
                    interval_s=(compute * case["output_every"] / case["steps"]
                                if compute is not None else None))
@@ -246,8 +248,8 @@ def main(argv=None) -> int:
     med = medians(runs, args.aggregators, args.io_tasks, case)
     (out / "results.json").write_text(json.dumps(
         {"case": case, "np": args.np, "aggregators": args.aggregators,
-         "io_tasks": args.io_tasks, "targets": as_dict(med), "runs": [dict(r, strategy=s, format=f) for (s, f), rs in
-                                                runs.items() for r in rs if r]},
+         "io_tasks": args.io_tasks, "targets": as_dict(med),
+         "runs": [dict(r, strategy=s, format=f) for (s, f), rs in runs.items() for r in rs if r]},
         indent=2) + "\n", encoding="utf-8")
     print()
     print(f"Formats, demo case {case['nx']} x {case['ny']} x {case['nz']}, {case['steps']} steps, "
