@@ -22,7 +22,7 @@ efficiency, and what the servers need), each with a verdict.
 `--aggregators N` and `--io-tasks T` set aggregate's writers and the server
 group's tasks (a group of T tasks writes NetCDF-4 collectively, each task
 compressing its share). `--shuffle` adds serial writing NetCDF-4 with
-shuffle=1 before deflate=1 (what WRF's NetCDF-4 history passes), and the
+shuffle=1 before deflate=1 (WRF's NetCDF-4 history shuffles, at level 2), and the
 ratios of its size and blocked time to plain deflate=1.
 
 The issue's targets are printed next to them (aggregate compressed <= 2x its
@@ -194,7 +194,7 @@ def parser() -> argparse.ArgumentParser:
     a("--io-tasks", type=int, default=IO_TASKS,
       help=f"tasks of the server group, which compress in parallel ({IO_TASKS})")
     a("--shuffle", action="store_true",
-      help="add serial with shuffle=1 and deflate=1 (WRF's NetCDF-4 history filters)")
+      help="add serial with shuffle=1 and deflate=1 (WRF's history shuffles)")
     add_case_options(a, CASE)
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=600.0, help="seconds allowed per run (600)")
