@@ -13,6 +13,18 @@ ratios of the same repeat with their spread:
 - blocked time with deflate=1 / the same strategy's uncompressed NetCDF-4,
 - serial compressed / aggregate compressed, next to aggregate's writer count.
 
+Below them, "what the targets need" (formats_bounds.py): the same run's
+medians put into a model of compression as CPU work split over the ranks
+that do it (one writer's compression cost C, the writers aggregate would
+need, why serial / aggregate >= W does not depend on C, the measured parallel
+efficiency, and what the servers need), each with a verdict.
+
+`--aggregators N` and `--io-tasks T` set aggregate's writers and the server
+group's tasks (a group of T tasks writes NetCDF-4 collectively, each task
+compressing its share). `--shuffle` adds serial writing NetCDF-4 with
+shuffle=1 before deflate=1 (WRF's NetCDF-4 history shuffles, at level 2), and the
+ratios of its size and blocked time to plain deflate=1.
+
 The issue's targets are printed next to them (aggregate compressed <= 2x its
 uncompressed; serial compressed slower than aggregate compressed by at least
 the writer count; servers compressed within 1.2x of servers uncompressed).
@@ -38,6 +50,7 @@ from pathlib import Path
 from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
 from .launch import (CASE_KEYS, add_case_options, bench_env, bench_or_say, bench_outcome,
                      run_bench)
+from .formats_bounds import Medians, as_dict, rows as bound_rows
 from .textout import make_table, render
 
 #: format name -> hints it adds to a strategy's.
@@ -45,10 +58,21 @@ FORMATS = {
     "cdf2": "format=cdf2",
     "netcdf4": "format=netcdf4",
     "netcdf4-deflate1": "format=netcdf4:deflate=1",
+    "netcdf4-shuffle-deflate1": "format=netcdf4:deflate=1:shuffle=1",
 }
 
 #: The issue's three strategies, with the demo's hints (servers take a rank).
 STRATEGIES = {s: DEMO_STRATEGIES[s] for s in ("serial", "aggregate", "servers")}
+#: The demo's writer and task counts, the defaults of --aggregators/--io-tasks.
+AGGREGATORS = int(STRATEGIES["aggregate"].split("aggregators=")[1])
+IO_TASKS = int(STRATEGIES["servers"].split("io_tasks=")[1])
+
+
+def strategies(aggregators: int, io_tasks: int) -> dict:
+    """The three strategies' hints with these writer and task counts."""
+    return {"serial": STRATEGIES["serial"],
+            "aggregate": f"strategy=aggregate:aggregators={aggregators}",
+            "servers": f"strategy=servers:io_groups=1:io_tasks={io_tasks}"}
 
 
 def history_bytes(files: Path) -> int:
@@ -117,14 +141,41 @@ def ratios(runs: dict, writers: int) -> list:
             paired(runs, ("serial", "netcdf4-deflate1"), ("serial", "cdf2"), "file_bytes"),
             "smaller than 1")]
     targets = {"serial": "-", "aggregate": "<= 2", "servers": "<= 1.2"}
-    for s in STRATEGIES:
+    for s in ("serial", "aggregate", "servers"):
         out.append((f"{s}: blocked deflate=1 / uncompressed NetCDF-4",
                     paired(runs, (s, "netcdf4-deflate1"), (s, "netcdf4"), "output_blocked_s"),
                     targets[s]))
     out.append(("blocked serial deflate=1 / aggregate deflate=1",
                 paired(runs, ("serial", "netcdf4-deflate1"), ("aggregate", "netcdf4-deflate1"),
                        "output_blocked_s"), f">= {writers} (aggregate's writers)"))
+    if runs.get(("serial", "netcdf4-shuffle-deflate1")):
+        sh, de = ("serial", "netcdf4-shuffle-deflate1"), ("serial", "netcdf4-deflate1")
+        out.append(("size shuffle+deflate=1 / deflate=1 (serial's files)",
+                    paired(runs, sh, de, "file_bytes"), "-"))
+        out.append(("serial: blocked shuffle+deflate=1 / deflate=1",
+                    paired(runs, sh, de, "output_blocked_s"), "-"))
     return out
+
+
+def medians(runs: dict, writers: int, io_tasks: int, case: dict) -> Medians:
+    """The inputs of "what the targets need": median blocked seconds per pair,
+    and the model's compute between two outputs in the servers' uncompressed
+    runs (compute_s covers every step)."""
+    def med(pair, key="output_blocked_s"):
+        vals = [x[key] for x in runs.get(pair, []) if x and x.get(key) is not None]
+        return statistics.median(vals) if vals else None
+    compute = med(("servers", "netcdf4"), "compute_s")
+    frames = next((x["frames"] for rs in runs.values() for x in rs if x and x.get("frames")),
+                  case["steps"] // case["output_every"] + 1)
+    return Medians(serial_u=med(("serial", "netcdf4")),
+                   serial_c=med(("serial", "netcdf4-deflate1")),
+                   aggregate_u=med(("aggregate", "netcdf4")),
+                   aggregate_c=med(("aggregate", "netcdf4-deflate1")),
+                   servers_u=med(("servers", "netcdf4")),
+                   servers_c=med(("servers", "netcdf4-deflate1")),
+                   writers=writers, io_tasks=io_tasks, frames=frames,
+                   interval_s=(compute * case["output_every"] / case["steps"]
+                               if compute is not None else None))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -138,6 +189,12 @@ def parser() -> argparse.ArgumentParser:
     a("--out", default="out/formats", help="directory for results and logs (out/formats)")
     a("--np", type=int, default=CASE["np"], help="MPI processes per run (4)")
     a("--repeat", type=int, default=3, help="repeats of every run (3)")
+    a("--aggregators", type=int, default=AGGREGATORS,
+      help=f"aggregate's writers (the demo's {AGGREGATORS})")
+    a("--io-tasks", type=int, default=IO_TASKS,
+      help=f"tasks of the server group, which compress in parallel ({IO_TASKS})")
+    a("--shuffle", action="store_true",
+      help="add serial with shuffle=1 and deflate=1 (WRF's history shuffles)")
     add_case_options(a, CASE)
     a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
     a("--timeout", type=float, default=600.0, help="seconds allowed per run (600)")
@@ -153,6 +210,12 @@ def main(argv=None) -> int:
         print("tessera formats: --repeat >= 1 and --np >= 2 (servers take a rank)",
               file=sys.stderr)
         return 2
+    if not 1 <= args.aggregators <= args.np or not 1 <= args.io_tasks < args.np:
+        print(f"tessera formats: --aggregators {args.aggregators} must be 1..{args.np} and "
+              f"--io-tasks {args.io_tasks} 1..{args.np - 1} (the model keeps a rank)",
+              file=sys.stderr)
+        return 2
+    hints = strategies(args.aggregators, args.io_tasks)
     bench = bench_or_say("formats", args.bench)
     if not bench:
         return 2
@@ -162,15 +225,17 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     # CDF-2 for the size ratio only: serial's files are the reference.
-    pairs = [("serial", "cdf2")] + [(s, f) for s in STRATEGIES
+    pairs = [("serial", "cdf2")] + [(s, f) for s in hints
                                     for f in ("netcdf4", "netcdf4-deflate1")]
+    if args.shuffle:  # one writer's compression is what shuffle changes
+        pairs.insert(3, ("serial", "netcdf4-shuffle-deflate1"))
     runs: dict = {p: [] for p in pairs}
     failed = []
     t0 = time.monotonic()
     for r in range(args.repeat):
         for s, f in (pairs if r % 2 == 0 else list(reversed(pairs))):
             rec = run_format(args.mpiexec, args.np, bench, case,
-                             f"{STRATEGIES[s]}:{FORMATS[f]}", out, f"{s}-{f}", env, args.timeout,
+                             f"{hints[s]}:{FORMATS[f]}", out, f"{s}-{f}", env, args.timeout,
                              check=args.check)
             if rec["demo_status"] == "ok":
                 runs[(s, f)].append(rec)
@@ -180,14 +245,17 @@ def main(argv=None) -> int:
             print(f"[{r + 1}/{args.repeat}] {s:<9} {f:<17} {rec['demo_status']}"
                   + (f": {rec['output_blocked_s']:.3f} s blocked, {rec['file_bytes'] / 1e6:.1f} MB"
                      if rec["demo_status"] == "ok" else f": {rec['demo_message']}"), flush=True)
+    med = medians(runs, args.aggregators, args.io_tasks, case)
     (out / "results.json").write_text(json.dumps(
-        {"case": case, "np": args.np, "runs": [dict(r, strategy=s, format=f) for (s, f), rs in
-                                                runs.items() for r in rs if r]},
+        {"case": case, "np": args.np, "aggregators": args.aggregators,
+         "io_tasks": args.io_tasks, "targets": as_dict(med),
+         "runs": [dict(r, strategy=s, format=f) for (s, f), rs in runs.items() for r in rs if r]},
         indent=2) + "\n", encoding="utf-8")
     print()
     print(f"Formats, demo case {case['nx']} x {case['ny']} x {case['nz']}, {case['steps']} steps, "
           f"history every {case['output_every']}: {args.np} processes on {cores} cores, "
-          f"{args.repeat} repeats (median (min-max)), {time.monotonic() - t0:.0f} s")
+          f"{args.repeat} repeats (median (min-max)), {time.monotonic() - t0:.0f} s; "
+          f"aggregate {args.aggregators} writers, servers 1 group of {args.io_tasks} task(s)")
     if args.np > cores:
         print(f"  ({args.np} processes share {cores} cores: compression is CPU work, so "
               f"its ratios here understate what a core per rank gives)")
@@ -202,10 +270,17 @@ def main(argv=None) -> int:
     print(render(make_table(["strategy", "format", "blocked s", "MB/s", "files MB"], body,
                             right={"blocked s", "MB/s", "files MB"})))
     print()
-    writers = int(STRATEGIES["aggregate"].split("aggregators=")[1])
-    rows = [[what, spread_text(s), target] for what, s, target in ratios(runs, writers)]
+    rows = [[what, spread_text(s), target] for what, s, target in ratios(runs, args.aggregators)]
     print(render(make_table(["ratio", "median (min-max)", "target"], rows,
                             right={"median (min-max)"})))
+    print()
+    print("What the targets need (medians above; compression split evenly over the ranks "
+          "that compress, a core each" + (f"; not so here: {args.np} processes on {cores} "
+                                           "cores, so the verdicts hold for these figures, "
+                                           "not for a core per rank):" if args.np > cores
+                                           else "):"))
+    print(render(make_table(["target", "needs", "this run", "verdict"],
+                            [list(r) for r in bound_rows(med)])))
     print(f"results: {out / 'results.json'} (logs: {out}/<strategy>-<format>.log)")
     if failed:
         print(f"tessera formats: {len(failed)} run(s) failed", file=sys.stderr)

@@ -55,3 +55,57 @@ def test_formats_reports_a_failed_pair(tmp_path, capsys, monkeypatch):
 def test_formats_rejects_bad_arguments(capsys):
     assert formats.main(["--repeat", "0", "--bench", sys.executable]) == 2
     assert "--repeat >= 1" in capsys.readouterr().err
+
+
+def test_formats_writer_counts_shuffle_and_what_the_targets_need(tmp_path, capsys):
+    assert run(tmp_path, "--repeat", "1", "--aggregators", "4", "--io-tasks", "2",
+               "--shuffle") == 0
+    text = capsys.readouterr().out
+    assert "aggregate 4 writers, servers 1 group of 2 task(s)" in text
+    assert "strategy=aggregate:aggregators=4:format=netcdf4 " in (
+        tmp_path / "aggregate-netcdf4.log").read_text()
+    assert "strategy=servers:io_groups=1:io_tasks=2:format=netcdf4:deflate=1 " in (
+        tmp_path / "servers-netcdf4-deflate1.log").read_text()
+    assert "format=netcdf4:deflate=1:shuffle=1 " in (
+        tmp_path / "serial-netcdf4-shuffle-deflate1.log").read_text()
+    order = re.findall(r"^\[1/1\] (\S+)\s+(\S+)", text, re.M)
+    assert order[3] == ("serial", "netcdf4-shuffle-deflate1") and len(order) == 8
+    # The stand-in compresses to the same size with or without shuffle, as fast.
+    rows = dict(re.findall(r"^(\S.*?)\s{2,}(\d\.\d\d \(\S+\))", text, re.M))
+    assert rows["size shuffle+deflate=1 / deflate=1 (serial's files)"] == "1.00 (1.00-1.00)"
+    assert rows["serial: blocked shuffle+deflate=1 / deflate=1"] == "1.00 (1.00-1.00)"
+    assert ">= 4 (aggregate's writers)" in text
+    # What the targets need, from the stand-in's figures: serial 4 s, 6 s with
+    # deflate (C = 2 s over 7 outputs); aggregate 1.2 s and 1.8 s; servers
+    # 0.1 s; compute 8 s over 60 steps, an output every 10.
+    need = {ln.split("  ")[0]: re.split(r"\s{2,}", ln) for ln in text.splitlines()}
+    assert need["compression cost C"][2] == "2.000 s (0.286 s per output)"
+    assert need["aggregate deflate <= 2 x uncompressed"][2:] == [
+        "C / U_a = 1.67, W = 4", "reachable at W = 4"]
+    assert need["serial deflate / aggregate deflate >= W"][2] == "U_s = 4.000 s, 4 x U_a = 4.800 s"
+    assert need["parallel compression efficiency"][2] == "0.83"
+    assert need["servers deflate <= 1.2 x uncompressed"][2:] == [
+        "0.143 s vs 0.020 s", "not at T = 2: needs T >= 15"]
+    assert need["servers keep up with the model"][2:] == ["0.143 s vs 1.333 s", "yes at T = 2"]
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert (saved["aggregators"], saved["io_tasks"], len(saved["runs"])) == (4, 2, 8)
+    assert saved["targets"]["medians"]["frames"] == 7
+    assert saved["targets"]["bounds"]["c"] == 2.0
+
+
+def test_formats_rejects_writer_counts_the_processes_cannot_hold(capsys):
+    assert formats.main(["--aggregators", "5", "--bench", sys.executable]) == 2
+    assert "--aggregators 5 must be 1..4" in capsys.readouterr().err
+    assert formats.main(["--io-tasks", "4", "--bench", sys.executable]) == 2
+    assert "--io-tasks 4 1..3 (the model keeps a rank)" in capsys.readouterr().err
+
+
+def test_formats_says_when_the_targets_table_lacks_a_core_per_rank(tmp_path, capsys,
+                                                                  monkeypatch):
+    monkeypatch.setattr(formats.os, "cpu_count", lambda: 2)
+    assert run(tmp_path, "--repeat", "1") == 0
+    assert ("a core each; not so here: 4 processes on 2 cores, so the verdicts hold for these "
+            "figures, not for a core per rank):") in capsys.readouterr().out
+    monkeypatch.setattr(formats.os, "cpu_count", lambda: 16)
+    assert run(tmp_path, "--repeat", "1") == 0
+    assert "that compress, a core each):" in capsys.readouterr().out
