@@ -146,7 +146,15 @@ typedef struct {
   const char *path;
 } define_arg;
 
-static int filtered(const tsr__hints *h) { return h->deflate > 0 || h->shuffle || h->zstd > 0; }
+/* The byte shuffle: as asked, or, when shuffle= is not given, on whenever a
+ * compressor is: WRF's NetCDF-4 history (nf_def_var_deflate(..., 1, 1, 2))
+ * and netCDF4-python do so, and on model fields it makes deflate both
+ * faster and smaller (apps/bench/README.md, "Formats"). */
+static int shuffle_of(const tsr__hints *h) {
+  return (h->set & TSR__H_SHUFFLE) ? h->shuffle : (h->deflate > 0 || h->zstd > 0);
+}
+
+static int filtered(const tsr__hints *h) { return h->deflate > 0 || shuffle_of(h) || h->zstd > 0; }
 
 /* Chunk lengths of variable @p v (all its dimensions, record first): the
  * record dimension 1; `auto` one horizontal level (the last two dimensions
@@ -235,8 +243,9 @@ static int define_var(int ncid, int id, const tsr__schema *s, int v, void *argp,
     return rc;
   /* Shuffle first, then the compressor: HDF5 runs filters in the order they
    * were defined, and shuffled bytes compress better. */
-  if ((h->deflate > 0 || h->shuffle) &&
-      (st = nc_def_var_deflate(ncid, id, h->shuffle, h->deflate > 0, h->deflate)))
+  int shuffle = shuffle_of(h);
+  if ((h->deflate > 0 || shuffle) &&
+      (st = nc_def_var_deflate(ncid, id, shuffle, h->deflate > 0, h->deflate)))
     return fail(err, st, 0, "nc_def_var_deflate", path, var->name);
   if (h->zstd > 0) {
     unsigned level = (unsigned)h->zstd;

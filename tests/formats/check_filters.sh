@@ -28,6 +28,7 @@ expect "$f" ':_Format = "netCDF-4"'
 expect "$f" 'v_float:_ChunkSizes = 1, 1, 9, 10 ;' # auto: one horizontal level
 expect "$f" 'v_float_2d:_ChunkSizes = 9, 10 ;'
 expect "$f" 'v_float:_DeflateLevel' absent
+expect "$f" 'v_float:_Shuffle' absent # no compressor: no shuffle
 f="$dir/fmt_nc4z-aggregate_np2.nc"
 expect "$f" 'v_float:_ChunkSizes = 1, 1, 4, 8 ;' # chunks=1x4x8
 expect "$f" 'v_uint64_2d:_ChunkSizes = 4, 8 ;'
@@ -38,6 +39,19 @@ expect "$f" 'v_float:_QuantizeBitRoundNumberOfSignificantBits = 12 ;'
 expect "$f" 'v_double:_QuantizeBitRoundNumberOfSignificantBits = 12 ;'
 expect "$f" 'v_int:_QuantizeBitRound' absent # integers are never quantized
 expect "$f" 'v_float:_DeflateLevel = 2 ;'
+expect "$f" 'v_float:_Shuffle = "true" ;' # shuffle= not given: on with deflate, as WRF
+# shuffle=0 given (here through TESSERA_HINTS, merged last): deflate alone.
+mkdir -p "$dir/noshuffle"
+# shellcheck disable=SC2086 # flags are words
+if ! TESSERA_HINTS=shuffle=0 $mpiexec $flags -n 2 "$prog" "$dir/noshuffle" nc4q-direct \
+    > "$dir/noshuffle.log" 2>&1; then
+  cat "$dir/noshuffle.log"
+  echo "FAIL: test_formats nc4q-direct with shuffle=0"
+  fail=$((fail + 1))
+fi
+f="$dir/noshuffle/fmt_nc4q-direct_np2.nc"
+expect "$f" 'v_float:_DeflateLevel = 2 ;'
+expect "$f" 'v_float:_Shuffle' absent
 # Server groups: both tasks of io_tasks=2 write, each compressing its own
 # clients' tiles (collective HDF5 filters), no gather to the root. The
 # statistics file names the writers.

@@ -57,23 +57,23 @@ def test_formats_rejects_bad_arguments(capsys):
     assert "--repeat >= 1" in capsys.readouterr().err
 
 
-def test_formats_writer_counts_shuffle_and_what_the_targets_need(tmp_path, capsys):
+def test_formats_writer_counts_no_shuffle_and_what_the_targets_need(tmp_path, capsys):
     assert run(tmp_path, "--repeat", "1", "--aggregators", "4", "--io-tasks", "2",
-               "--shuffle") == 0
+               "--no-shuffle") == 0
     text = capsys.readouterr().out
     assert "aggregate 4 writers, servers 1 group of 2 task(s)" in text
     assert "strategy=aggregate:aggregators=4:format=netcdf4 " in (
         tmp_path / "aggregate-netcdf4.log").read_text()
     assert "strategy=servers:io_groups=1:io_tasks=2:format=netcdf4:deflate=1 " in (
         tmp_path / "servers-netcdf4-deflate1.log").read_text()
-    assert "format=netcdf4:deflate=1:shuffle=1 " in (
-        tmp_path / "serial-netcdf4-shuffle-deflate1.log").read_text()
+    assert "format=netcdf4:deflate=1:shuffle=0 " in (
+        tmp_path / "serial-netcdf4-deflate1-noshuffle.log").read_text()
     order = re.findall(r"^\[1/1\] (\S+)\s+(\S+)", text, re.M)
-    assert order[3] == ("serial", "netcdf4-shuffle-deflate1") and len(order) == 8
+    assert order[3] == ("serial", "netcdf4-deflate1-noshuffle") and len(order) == 8
     # The stand-in compresses to the same size with or without shuffle, as fast.
     rows = dict(re.findall(r"^(\S.*?)\s{2,}(\d\.\d\d \(\S+\))", text, re.M))
-    assert rows["size shuffle+deflate=1 / deflate=1 (serial's files)"] == "1.00 (1.00-1.00)"
-    assert rows["serial: blocked shuffle+deflate=1 / deflate=1"] == "1.00 (1.00-1.00)"
+    assert rows["size deflate=1 (shuffled) / deflate=1 shuffle=0 (serial's files)"] == "1.00 (1.00-1.00)"
+    assert rows["serial: blocked deflate=1 (shuffled) / deflate=1 shuffle=0"] == "1.00 (1.00-1.00)"
     assert ">= 4 (aggregate's writers)" in text
     # What the targets need, from the stand-in's figures: serial 4 s, 6 s with
     # deflate (C = 2 s over 7 outputs); aggregate 1.2 s and 1.8 s; servers
