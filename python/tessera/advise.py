@@ -51,12 +51,15 @@ def knobs(s: Strategy, case=None) -> str:
     return h
 
 
-def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0) -> list:
+def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0,
+           names=()) -> list:
     """Predictions for every candidate that fits in memory, best first.
     A compressed case on a profile without deflate_bw raises NoDeflateRate."""
     require(case, profile)
     preds = []
     for s in candidates(procs):
+        if names and s.name not in names:
+            continue
         try:
             p = predict(case, s, profile, procs, background=background)
         except ValueError:
@@ -82,6 +85,9 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=8, help="rows of the ranking to print")
     ap.add_argument("--background", type=float, default=0.0,
                     help="other busy processes sharing the machine's cores (0)")
+    ap.add_argument("--strategies", default="",
+                    help="only these strategies, comma-separated (e.g. aggregate,servers for "
+                         "one shared file; default: all)")
     add_case_args(ap)
     args = ap.parse_args(argv)
     try:
@@ -100,7 +106,13 @@ def main(argv=None) -> int:
     if case.step_time(1) <= 0:
         print("tessera advise: note: no --step-s given, so servers cannot hide anything "
               "behind compute", file=sys.stderr)
-    ranked = advise(case, prof, args.procs, limit, args.background)
+    names = tuple(n for n in args.strategies.split(",") if n)
+    unknown = set(names) - {"serial", "direct", "split", "aggregate", "servers"}
+    if unknown:
+        print(f"tessera advise: unknown strategy {sorted(unknown)[0]} in --strategies "
+              "(serial, direct, split, aggregate, servers)", file=sys.stderr)
+        return 2
+    ranked = advise(case, prof, args.procs, limit, args.background, names)
     if not ranked:
         print("tessera advise: no candidate fits the memory limit", file=sys.stderr)
         return 1

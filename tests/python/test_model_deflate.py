@@ -178,3 +178,30 @@ def test_an_unknown_rate_stays_absent_after_a_fit():
 
 def test_the_shipped_profile_has_the_measured_rate():
     assert load("here").values["deflate_bw"] > 0
+
+
+def test_advise_strategies_filter(capsys):
+    assert advise_mod.main(["--profile", "here", "--procs", "4", "--strategies", "bogus"]) == 2
+    assert "unknown strategy bogus" in capsys.readouterr().err
+    ranked = advise_mod.advise(bench_case(60, 50, 8, steps=4, output_every=2), profile(), 4,
+                               names=("aggregate", "servers"))
+    assert ranked and {s.name for s, _ in ranked} == {"aggregate", "servers"}
+
+
+def test_recorded_compression_runs_keep_their_ratio():
+    """The NetCDF-4 runs of docs/model.md (fixtures/model/deflate-runs.json,
+    3 interleaved repeats on the 2-core machine) against the shipped `here`
+    profile: the serial and servers compressed / uncompressed ratios were
+    within 15 % when recorded and must stay within the 30 % goal."""
+    from tessera.model_validate_deflate import compare
+
+    runs = json.loads((FIX / "deflate-runs.json").read_text())["runs"]
+    pts = {(p["strategy"], p["ranks"], p["deflate"]): p
+           for p in compare(runs, load("here"), out=lambda *a: None)["points"]}
+    assert len(pts) == 12
+    for name in ("serial", "servers:1x1"):
+        for n in (2, 4):
+            on, off = pts[(name, n, 1)], pts[(name, n, 0)]
+            m = on["measured"] / off["measured"]
+            q = on["predicted"] / off["predicted"]
+            assert abs(q - m) / m <= 0.30, (name, n, m, q)
