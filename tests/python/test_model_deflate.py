@@ -205,3 +205,45 @@ def test_recorded_compression_runs_keep_their_ratio():
             m = on["measured"] / off["measured"]
             q = on["predicted"] / off["predicted"]
             assert abs(q - m) / m <= 0.30, (name, n, m, q)
+
+
+def test_a_full_calibration_adds_the_rate_and_fits_the_rest_as_before():
+    from tessera.model_calibrate import calibrate
+
+    runs = json.loads((FIX / "runs.json").read_text())["runs"]
+    pair = json.loads((FIX / "deflate-calib-runs.json").read_text())["runs"]
+    plain = calibrate(runs, cores=2)
+    both = calibrate(runs + pair, cores=2)
+    assert both.values["deflate_bw"] == pytest.approx(measure(pair))
+    assert {k: v for k, v in both.values.items() if k != "deflate_bw"} == plain.values
+
+
+class FakeCfg:
+    baseline = "strategy=serial"
+
+    def is_baseline(self):
+        return True
+
+
+class FakeSpace:
+    def __init__(self, hints):
+        self.text = hints
+
+    def hints(self, cfg):
+        return self.text
+
+
+def test_tune_model_reads_the_compression_from_the_hints():
+    from tessera.tune_model import ModelOrder
+    from tessera.tune_space import SpaceError
+
+    c = bench_case(60, 50, 8, steps=4, output_every=2)
+    order = ModelOrder(profile(), objective="blocked")
+    order.case, order.ranks = c, 2
+    plain = order.predicted(FakeSpace("strategy=serial"), FakeCfg())
+    packed = order.predicted(FakeSpace("format=netcdf4:deflate=1:strategy=serial"), FakeCfg())
+    assert packed - plain == pytest.approx(c.frame_bytes() * c.outputs / DEFLATE_BW, rel=1e-9)
+    blind = ModelOrder(profile(deflate=False), objective="blocked")
+    blind.case, blind.ranks = c, 2
+    with pytest.raises(SpaceError, match="no deflate_bw"):
+        blind.predicted(FakeSpace("format=netcdf4:deflate=1:strategy=serial"), FakeCfg())
