@@ -33,8 +33,8 @@ def require(case: Case, profile) -> None:
         raise NoDeflateRate(
             f"profile {profile.name} has no deflate_bw (compression throughput per writer), so "
             f"a case with deflate={case.deflate} cannot be priced; measure it with "
-            "`tessera model calibrate --deflate 1` (or add deflate_bw, in B/s, to the "
-            "profile's values)")
+            f"`tessera model calibrate --only-deflate --base {profile.name} --out FILE.json` "
+            "on the machine (or add deflate_bw, in B/s, to the profile's values)")
 
 
 def levels(v: Var) -> int:

@@ -110,7 +110,7 @@ def test_uncompressed_predictions_do_not_depend_on_the_rate():
 
 def test_a_profile_without_the_rate_refuses_a_compressed_case():
     c = small_case(deflate=1)
-    with pytest.raises(NoDeflateRate, match="has no deflate_bw.*calibrate --deflate"):
+    with pytest.raises(NoDeflateRate, match="has no deflate_bw.*calibrate --only-deflate --base known"):
         predict(c, Strategy("serial"), profile(deflate=False), 2)
     with pytest.raises(NoDeflateRate):
         advise_mod.advise(c, profile(deflate=False), 4)
