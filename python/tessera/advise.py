@@ -14,7 +14,8 @@ import argparse
 import sys
 
 from . import model_profile
-from .model import add_case_args, case_of, human
+from .model import add_case_args, case_of, deflate_text, human
+from .model_deflate import NoDeflateRate, require
 from .model_predict import predict
 from .model_report import table
 from .model_strategy import Strategy
@@ -41,17 +42,24 @@ def candidates(procs: int, buffers=(32 << 20, 128 << 20, 512 << 20)) -> list:
     return out
 
 
-def knobs(s: Strategy) -> str:
+def knobs(s: Strategy, case=None) -> str:
     h = s.hints()
     if s.name == "servers":
         h += f":buffer_bytes={s.buffer_bytes >> 20}m"
+    if case is not None and case.deflate > 0:
+        h += f":format=netcdf4:deflate={case.deflate}" + (":shuffle=1" if case.shuffle else "")
     return h
 
 
-def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0) -> list:
-    """Predictions for every candidate that fits in memory, best first."""
+def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0,
+           names=()) -> list:
+    """Predictions for every candidate that fits in memory, best first.
+    A compressed case on a profile without deflate_bw raises NoDeflateRate."""
+    require(case, profile)
     preds = []
     for s in candidates(procs):
+        if names and s.name not in names:
+            continue
         try:
             p = predict(case, s, profile, procs, background=background)
         except ValueError:
@@ -77,6 +85,9 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=8, help="rows of the ranking to print")
     ap.add_argument("--background", type=float, default=0.0,
                     help="other busy processes sharing the machine's cores (0)")
+    ap.add_argument("--strategies", default="",
+                    help="only these strategies, comma-separated (e.g. aggregate,servers for "
+                         "one shared file; default: all)")
     add_case_args(ap)
     args = ap.parse_args(argv)
     try:
@@ -87,25 +98,37 @@ def main(argv=None) -> int:
         print(f"tessera advise: {e}", file=sys.stderr)
         return 2
     case = case_of(args)
+    try:
+        require(case, prof)
+    except NoDeflateRate as e:
+        print(f"tessera advise: {e}", file=sys.stderr)
+        return 2
     if case.step_time(1) <= 0:
         print("tessera advise: note: no --step-s given, so servers cannot hide anything "
               "behind compute", file=sys.stderr)
-    ranked = advise(case, prof, args.procs, limit, args.background)
+    names = tuple(n for n in args.strategies.split(",") if n)
+    unknown = set(names) - {"serial", "direct", "split", "aggregate", "servers"}
+    if unknown:
+        print(f"tessera advise: unknown strategy {sorted(unknown)[0]} in --strategies "
+              "(serial, direct, split, aggregate, servers)", file=sys.stderr)
+        return 2
+    ranked = advise(case, prof, args.procs, limit, args.background, names)
     if not ranked:
         print("tessera advise: no candidate fits the memory limit", file=sys.stderr)
         return 1
     best_s, best = ranked[0]
     alt = next(((s, p) for s, p in ranked if s.name != best_s.name), None)
-    rows = [[knobs(s), f"{p.wall_s:.4g}", f"{p.blocked_s:.4g}", f"{p.hidden_s:.4g}",
+    rows = [[knobs(s, case), f"{p.wall_s:.4g}", f"{p.blocked_s:.4g}", f"{p.hidden_s:.4g}",
              human(p.mem_writer), human(p.mem_rank)] for s, p in ranked[:args.top]]
     print(f"case: {args.nx} x {args.ny} x {args.nz}, {case.outputs} outputs of "
-          f"{case.frame_bytes() / 1e6:.1f} MB, {args.procs} processes; profile {prof.name}")
+          f"{case.frame_bytes() / 1e6:.1f} MB{deflate_text(case)}, {args.procs} processes; "
+          f"profile {prof.name}")
     print(table("predicted, best first", ["hints", "wall s", "blocked s", "hidden s",
                                           "mem writer", "mem rank"], rows, 1))
-    print(f"recommended: TESSERA_HINTS={knobs(best_s)}  (blocked {best.blocked_s:.4g} s, "
+    print(f"recommended: TESSERA_HINTS={knobs(best_s, case)}  (blocked {best.blocked_s:.4g} s, "
           f"wall {best.wall_s:.4g} s, {human(max(best.mem_writer, best.mem_rank))} per rank)")
     if alt:
         s, p = alt
-        print(f"alternative: TESSERA_HINTS={knobs(s)}  (blocked {p.blocked_s:.4g} s, "
+        print(f"alternative: TESSERA_HINTS={knobs(s, case)}  (blocked {p.blocked_s:.4g} s, "
               f"wall {p.wall_s:.4g} s, {human(max(p.mem_writer, p.mem_rank))} per rank)")
     return 0

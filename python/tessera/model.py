@@ -19,7 +19,8 @@ from . import model_profile
 from .model_case import bench_case
 from .model_predict import predict
 from .model_report import lines_chart, table
-from .model_runs import RunError, load_records, run_matrix, save_records
+from .model_deflate import require as require_deflate
+from .model_runs import RunError, load_records, run_bench, run_matrix, save_records
 from .model_strategy import Strategy
 
 #: Short names for strategies on the command line (full hint strings work too).
@@ -67,12 +68,22 @@ def add_case_args(p):
     a("--step-ranks", type=int, default=1)
     a("--step-exp", type=float, default=1.0,
       help="compute per step scales as (step_ranks/P)**step_exp (1: perfect strong scaling)")
+    a("--deflate", type=int, default=0, choices=range(10), metavar="N",
+      help="NetCDF-4 zlib level of the files (hints format=netcdf4:deflate=N; 0: none)")
+    a("--shuffle", action="store_true", help="with --deflate: HDF5's byte shuffle too")
 
 
 def case_of(args):
     return bench_case(args.nx, args.ny, args.nz, args.steps, args.output_every,
                       args.frames_per_file, args.schema, step_s=args.step_s,
-                      step_ranks=args.step_ranks, step_exp=args.step_exp)
+                      step_ranks=args.step_ranks, step_exp=args.step_exp,
+                      deflate=args.deflate, shuffle=args.shuffle)
+
+
+def deflate_text(case) -> str:
+    if case.deflate <= 0:
+        return ""
+    return f", NetCDF-4 deflate={case.deflate}" + (" with shuffle" if case.shuffle else "")
 
 
 def human(n: float) -> str:
@@ -86,6 +97,7 @@ def human(n: float) -> str:
 def cmd_predict(args) -> int:
     prof = model_profile.load(args.profile)
     case = case_of(args)
+    require_deflate(case, prof)
     strategies = [parse_strategy(s) for s in args.strategies.split(",")]
     ranks = int_list(args.ranks)
     rows, series = [], {}
@@ -102,7 +114,8 @@ def cmd_predict(args) -> int:
             xs.append(n)
             ys.append(p.blocked_s)
     print(f"case: {args.nx} x {args.ny} x {args.nz}, {case.outputs} outputs of "
-          f"{case.frame_bytes() / 1e6:.1f} MB in {case.files} files; profile {prof.name}")
+          f"{case.frame_bytes() / 1e6:.1f} MB in {case.files} files{deflate_text(case)}; "
+          f"profile {prof.name}")
     print(table("predicted output cost",
                 ["strategy", "procs", "model", "blocked/output s", "blocked s", "write s",
                  "hidden s", "drain s", "I/O share", "mem writer", "mem rank"], rows, 1))
@@ -151,6 +164,8 @@ def cmd_calibrate(args) -> int:
         print(model_profile.describe(prof))
         print("profile:", model_profile.save(prof, args.out))
         return 0
+    if args.only_deflate:
+        return calibrate_deflate(args, command)
     records = []
     for f in args.records or []:
         records += load_records(f)
@@ -167,10 +182,56 @@ def cmd_calibrate(args) -> int:
         except RunError as e:
             print(f"tessera model calibrate: {e}", file=sys.stderr)
             return 1
+        if args.deflate:
+            records += deflate_runs(args, command)
         if args.save_runs:
             print("runs:", save_records(records, args.save_runs))
     prof = calibrate(records, name=args.name, cores=args.cores or os.cpu_count() or 1)
     print(model_profile.describe(prof))
+    print("profile:", model_profile.save(prof, args.out))
+    return 0
+
+
+def deflate_runs(args, command) -> list:
+    """Serial on one process writing NetCDF-4 without and with deflate=N,
+    alternated, --repeat times: the pair model_deflate.measure needs."""
+    opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+            "output_every": args.output_every, "schema": args.schema}
+    level = args.deflate or 1
+    out = []
+    for i in range(args.repeat):
+        for extra in ("format=netcdf4", f"format=netcdf4:deflate={level}")[::1 - 2 * (i % 2)]:
+            rec = run_bench(Strategy("serial"), 1, opts, bench=args.bench,
+                            command=command or None, extra_hints=extra)
+            print(f"  serial 1 rank {extra}: blocked {rec['output_blocked_s']:.3f} s")
+            out.append(rec)
+    return out
+
+
+def calibrate_deflate(args, command) -> int:
+    """--only-deflate: measure deflate_bw alone and add it to --base's values
+    (the other parameters stay as they are)."""
+    from .model_deflate import measure
+
+    prof = model_profile.load(args.base)
+    records = []
+    for f in args.records or []:
+        records += load_records(f)
+    try:
+        records = records or deflate_runs(args, command)
+    except RunError as e:
+        print(f"tessera model calibrate: {e}", file=sys.stderr)
+        return 1
+    if args.save_runs:
+        print("runs:", save_records(records, args.save_runs))
+    rate = measure(records)
+    if not rate:
+        print("tessera model calibrate: no serial pair with and without deflate in which "
+              "compression took longer", file=sys.stderr)
+        return 1
+    prof.values["deflate_bw"] = rate
+    print(f"deflate_bw = {rate / 1e6:.1f} MB/s (input bytes per second of one writer, "
+          f"fastest runs)")
     print("profile:", model_profile.save(prof, args.out))
     return 0
 
@@ -184,16 +245,19 @@ def cmd_validate(args) -> int:
             print("profile:", model_profile.save(res["profile"], args.save_profile))
     elif args.what == "note2002":
         mv.note2002(png=args.png)
+    elif args.what == "deflate":
+        return validate_deflate(args)
     else:
         records = []
         for f in args.records or []:
             records += load_records(f)
         if not records:
-            strategies = [parse_strategy(s) for s in args.strategies.split(",")]
+            strategies = [parse_strategy(s) for s in (args.strategies or HERE_STRATEGIES)
+                          .split(",")]
             opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
                     "output_every": args.output_every}
             for _ in range(args.repeat):
-                records += run_matrix(strategies, int_list(args.np), opts, log=print)
+                records += run_matrix(strategies, int_list(args.np or "1-6"), opts, log=print)
                 if args.save_runs:
                     # After every repeat, so a run stopped by a time limit keeps the
                     # repeats it finished (rerun with --records to get the table).
@@ -212,6 +276,37 @@ def cmd_validate(args) -> int:
             print("profile:", model_profile.save(res["profile"], args.save_profile))
         if args.record:
             print("recorded:", mv.record_fixture(records, res, calib, args.record))
+    return 0
+
+
+HERE_STRATEGIES = "serial,direct,aggregate:2,split,servers:1x1"
+
+
+def validate_deflate(args) -> int:
+    """validate deflate: run (or read) NetCDF-4 runs with and without
+    compression and print them against the profile's predictions."""
+    from . import model_validate_deflate as vd
+
+    prof = model_profile.load(args.profile)
+    records = []
+    for f in args.records or []:
+        records += load_records(f)
+    if not records:
+        opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+                "output_every": args.output_every}
+        strategies = [parse_strategy(s) for s in (args.strategies or vd.DEFAULT_STRATEGIES)
+                      .split(",")]
+        save = (lambda recs: save_records(recs, args.save_runs)) if args.save_runs else None
+        try:
+            records = vd.run(strategies, int_list(args.np or vd.DEFAULT_NP), opts,
+                             args.deflate or 1, args.repeat, save=save)
+        except RunError as e:
+            print(f"tessera model validate: {e}", file=sys.stderr)
+            return 1
+        if args.save_runs:
+            print("runs:", args.save_runs)
+    require_deflate(case_of(args).with_(deflate=1), prof)
+    vd.compare(records, prof)
     return 0
 
 
@@ -243,7 +338,11 @@ def parser():
     ca.add_argument("--stats-hints", default="strategy=serial,strategy=aggregate:aggregators=2,"
                                              "strategy=direct",
                     help="--stats: TESSERA_HINTS for each run, comma-separated groups")
-    ca.add_argument("--base", default="here", help="--stats: profile to start from")
+    ca.add_argument("--base", default="here", help="--stats, --only-deflate: profile to start "
+                                                   "from")
+    ca.add_argument("--only-deflate", action="store_true",
+                    help="measure deflate_bw alone (serial, 1 process, NetCDF-4 with and "
+                         "without --deflate N, default 1) and add it to --base")
     ca.add_argument("command", nargs=argparse.REMAINDER,
                     help="-- COMMAND: a program taking tessera-bench's options to run instead "
                          "(or, with --stats, any program)")
@@ -251,18 +350,20 @@ def parser():
     ca.set_defaults(nx=200, ny=200, nz=30, steps=6, output_every=2)
 
     va = sub.add_parser("validate", help="the model against published studies or runs here")
-    va.add_argument("what", choices=("irma", "note2002", "here"))
+    va.add_argument("what", choices=("irma", "note2002", "here", "deflate"))
+    va.add_argument("--profile", default="here", help="deflate: the profile to predict with")
     va.add_argument("--png")
     va.add_argument("--save-profile", help="irma, here: write the fitted profile here")
     va.add_argument("--records", nargs="*", help="here: saved runs instead of running")
     va.add_argument("--save-runs")
-    va.add_argument("--np", default="1-6")
+    va.add_argument("--np", help="here: process counts (1-6); deflate: (2,4)")
     va.add_argument("--repeat", type=int, default=3)
     va.add_argument("--calib-ranks", default="ends",
                     help="here: calibrate on the runs with these process counts (default "
                          "'ends': the fewest and the most, as for Irma); the others are "
                          "predicted")
-    va.add_argument("--strategies", default="serial,direct,aggregate:2,split,servers:1x1")
+    va.add_argument("--strategies", help=f"here: ({HERE_STRATEGIES}); deflate: "
+                                         "(serial,aggregate:2,servers:1x1)")
     va.add_argument("--cores", type=int, default=0,
                     help="here: cores of the machine the runs were taken on (default: this one's)")
     va.add_argument("--record", metavar="DIR",

@@ -18,6 +18,7 @@ different loads fit one profile.
 from __future__ import annotations
 
 from .model_case import case_from_record
+from .model_deflate import measure as measure_deflate
 from .model_fit import fit
 from .model_ompio import BYTES_PER_AGG
 from .model_predict import WRITE_KEYS, imbalance_s, run_amounts
@@ -122,12 +123,19 @@ def calibrate(records: list, name: str = "here", cores: int = 0, free=FREE) -> P
                    cb_buffer_bytes=BYTES_PER_AGG,
                    description="calibrated with tessera-bench runs",
                    source="tessera model calibrate")
-    rows = [row for r in fastest(records) for row in rows_of(r, base)]
+    # NetCDF-4 runs (calibrate --deflate) measure compression alone; the
+    # equations price the classic formats the other runs write.
+    classic = [r for r in records if "netcdf4" not in str(r.get("hints", ""))]
+    rows = [row for r in fastest(classic) for row in rows_of(r, base)]
     if not rows:
         raise ValueError("no usable runs to calibrate from")
     prof = fit([a.vector() for a, _ in rows], [t for _, t in rows], base, tuple(free))
     prof.fitted = sorted({f"{record_strategy(r).label()}@{record_ranks(r)}"
-                          for r in fastest(records)})
+                          for r in fastest(classic)})
+    rate = measure_deflate(records)
+    if rate:
+        prof.values["deflate_bw"] = rate
+        prof.fitted.append("deflate_bw: serial@1 netcdf4 vs netcdf4:deflate")
     return prof
 
 

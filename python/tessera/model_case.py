@@ -99,6 +99,8 @@ class Case:
     step_table: dict = field(default_factory=dict)
     other_s: float = 0.0         # wall time outside compute and output (input, setup)
     name: str = "case"
+    deflate: int = 0             # NetCDF-4 zlib level the file is written with (0: none;
+    shuffle: bool = False        # model_deflate prices it), and HDF5's byte shuffle
 
     @property
     def files(self) -> int:
@@ -353,4 +355,6 @@ def case_from_record(rec: dict, step_s: float = 0.0) -> Case:
         raise ValueError(f"a run with {rec['variables']} variables, but the fields the model "
                          f"knows for schema {rec.get('schema', 'default')} are {len(c.vars)}")
     per_step = step_s or (float(rec["compute_s"]) / steps if steps else 0.0)
-    return c.with_(step_s=per_step, step_ranks=ranks)
+    from .model_deflate import hints_deflate
+    level, shuffle = hints_deflate(rec.get("hints", ""))
+    return c.with_(step_s=per_step, step_ranks=ranks, deflate=level, shuffle=shuffle)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .model_case import Case, slab_count, tile_bytes_max
+from .model_deflate import require
 from .model_profile import Profile
 from .model_strategy import (EVERYONE, Amounts, Strategy, aggregator_count, busy_ranks,
                              exposed_share, file_cost, grid, handoff_frame, server_frame,
@@ -125,6 +126,7 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
             background: float = 0.0) -> Prediction:
     """`background`: other busy processes sharing the profile's cores (0 on a
     machine of one's own; model_runs.background measures it)."""
+    require(case, profile)
     model, px, py = grid(case, strat, ranks)
     # Servers: the model ranks compute (or hand off) while the servers write.
     busy = busy_ranks(strat, model, case, profile) if strat.name != "servers" else ranks

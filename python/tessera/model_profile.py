@@ -48,8 +48,16 @@ PARAMS = (
                                  "write, as MPI-IO's aggregator lists, sorts and copies it"),
     Param("mpiio_bw", "B/s", True, "what a byte written through MPI-IO (PnetCDF's collective "
                                    "writes) costs beyond write_bw (0: nothing more)"),
+    # Not fitted with the others: `calibrate` measures it from a pair of
+    # serial runs (model_deflate.measure). 0 = unknown, and the model refuses
+    # to price a compressed case rather than guess (model_deflate.require).
+    Param("deflate_bw", "B/s", True, "one writer compressing NetCDF-4 chunks with zlib (deflate "
+                                     "level 1), input bytes per second, beyond writing them "
+                                     "uncompressed (0: unknown)"),
 )
 KEYS = tuple(p.key for p in PARAMS)
+#: Parameters a profile may leave out (absent = unknown, not 0 = free).
+OPTIONAL = ("deflate_bw",)
 
 
 @dataclass
@@ -105,6 +113,8 @@ def from_theta(theta, base: Profile) -> Profile:
     values = {}
     for p, t in zip(PARAMS, theta):
         t = float(t)
+        if p.key in OPTIONAL and p.key not in base.values and t <= 0:
+            continue            # unknown stays absent, as the profile had it
         values[p.key] = (1.0 / t if t > 0 else 0.0) if p.inverse else t
     return Profile(name=base.name, values=values, cores=base.cores, cb_nodes=base.cb_nodes,
                    cb_buffer_bytes=base.cb_buffer_bytes, mpi_yield=base.mpi_yield,

@@ -44,10 +44,11 @@ def background(seconds: float = 0.2) -> float:
 
 def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = None,
               mpiexec: str = "mpiexec", workdir: str | None = None, timeout: float = 600.0,
-              command: list | None = None) -> dict:
+              command: list | None = None, extra_hints: str = "") -> dict:
     """One run; returns its --json record plus `hints_model` (the strategy
     as the model names it). `command` replaces tessera-bench (the user's own
-    bench-compatible launcher line); the record must come from --json."""
+    bench-compatible launcher line); the record must come from --json.
+    `extra_hints` (e.g. `format=netcdf4:deflate=1`) go after the strategy's."""
     exe = bench or find_bench()
     if not command and not exe:
         raise RunError("tessera-bench not found (build it, or give --bench)")
@@ -56,8 +57,9 @@ def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = 
         out = os.path.join(tmp, "files")
         js = os.path.join(tmp, "run.json")
         prog = list(command) if command else [exe]
+        hints = strat.hints() + (":" + extra_hints if extra_hints else "")
         argv = mpiexec_command(mpiexec, ranks) + prog + bench_argv(case_opts) + [
-            "--hints", strat.hints(), "--out", out, "--json", js, "--quiet"]
+            "--hints", hints, "--out", out, "--json", js, "--quiet"]
         before = background()
         p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
         after = background()
@@ -66,7 +68,7 @@ def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = 
             raise RunError(f"{strat.label()} on {ranks}: exit {p.returncode}: {tail[0]}")
         with open(js, encoding="utf-8") as fh:
             rec = json.load(fh)
-        rec["hints_model"] = strat.hints()
+        rec["hints_model"] = hints
         # The CPU contention the run met, for predictions at the same load.
         rec["model_background"] = round((before + after) / 2, 2)
         return rec

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from .model_case import Case, boxes, process_grid, slab_count, slab_fanins, tile_bytes_max
+from .model_deflate import compress, whole_levels
 from .model_ompio import aggregators as ompio_aggregators
 from .model_profile import KEYS, Profile
 
@@ -284,7 +285,8 @@ def serial_frame(case: Case, strat: Strategy, ranks: int, px: int, py: int) -> A
             a.plus(gather(m, b, own if m == ranks else 0.0))
             a.plus(stream_write(b, 1, b, 0))
         a.add("req_s", boxes(v, n))                  # one request per box of each slab
-    return a.plus(replicated_write(case, 1, 1))
+    # NetCDF-4 with deflate: the one writer compresses every chunk.
+    return a.plus(replicated_write(case, 1, 1)).plus(whole_levels(case, 1))
 
 
 def direct_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, px: int,
@@ -303,7 +305,9 @@ def direct_frame(case: Case, strat: Strategy, profile: Profile, ranks: int, px: 
     c = direct_aggregators(case, strat, profile, ranks, px, py)
     a.plus(two_phase(case, ranks, px, py, c, profile.cb_buffer_bytes, contiguous=False,
                      groups=groups))
-    return a.plus(replicated_write(case, 1, ranks))
+    # NetCDF-4 with deflate (HDF5 parallel filters): each chunk is compressed
+    # by one owner, so the ranks share the levels.
+    return a.plus(replicated_write(case, 1, ranks)).plus(whole_levels(case, ranks))
 
 
 def direct_aggregators(case: Case, strat: Strategy, profile: Profile, ranks: int, px: int,
@@ -341,7 +345,9 @@ def aggregate_write(case: Case, strat: Strategy, profile: Profile, ranks: int, p
         a.add("copy_bw", worst[1])                   # into the backend buffer
     a.plus(two_phase(case, n, px, py, cb_nodes(strat, profile, n), profile.cb_buffer_bytes,
                      contiguous=True))
-    return a.plus(replicated_write(case, 1, n))
+    # NetCDF-4 with deflate: the writers compress the chunks (levels) of
+    # their own slabs collectively; a 2-D field is one chunk, one writer's.
+    return a.plus(replicated_write(case, 1, n)).plus(whole_levels(case, n))
 
 
 def split_frame(case: Case, strat: Strategy, ranks: int, px: int, py: int) -> Amounts:
@@ -358,7 +364,8 @@ def split_write(case: Case, ranks: int, px: int, py: int) -> Amounts:
     tile = tile_bytes_max(case, px, py)
     rep = sum(v.bytes for v in case.replicated())
     return Amounts().add("copy_bw", tile).plus(
-        stream_write(tile + rep, ranks, case.frame_bytes() + ranks * rep, len(case.vars)))
+        stream_write(tile + rep, ranks, case.frame_bytes() + ranks * rep, len(case.vars))).plus(
+        compress(case, tile + rep))              # its own file: it compresses its tile
 
 
 def handoff_frame(case: Case, strat: Strategy, model: int, px: int, py: int) -> Amounts:
@@ -391,7 +398,7 @@ def server_frame(case: Case, strat: Strategy, profile: Profile, model: int, px: 
             n = slab_count(v.shape, max(1, strat.slab_bytes // v.esize))
             for m, b in slab_fanins(v, n, px, py):
                 a.plus(fan_in(m, b)).plus(stream_write(b, 1, b, 1))
-        return a.plus(replicated_write(case, 1, 1))
+        return a.plus(replicated_write(case, 1, 1)).plus(whole_levels(case, 1))
     clients = math.ceil(model / t)
     b = case.frame_bytes() / t
     a = Amounts()
@@ -400,7 +407,7 @@ def server_frame(case: Case, strat: Strategy, profile: Profile, model: int, px: 
     a.add("copy_bw", b)
     a.plus(two_phase(case, t, px, py, cb_nodes(strat, profile, t), profile.cb_buffer_bytes,
                      contiguous=True))
-    return a.plus(replicated_write(case, 1, t))
+    return a.plus(replicated_write(case, 1, t)).plus(whole_levels(case, t))
 
 
 def exposed_share(profile: Profile, model: int, servers: int, background: float = 0.0
@@ -437,7 +444,7 @@ def busy_ranks(strat: Strategy, ranks: int, case: Case | None = None,
 #: Amounts every rank works on at the same time, whoever else is busy: in
 #: direct's collective write each rank flattens its own file view into
 #: offset/length pieces and the aggregator merges them (piece_s).
-EVERYONE = {"direct": ("piece_s",)}
+EVERYONE = {"direct": ("piece_s", "deflate_bw")}
 
 
 def grid(case: Case, strat: Strategy, ranks: int) -> tuple:

@@ -22,6 +22,7 @@ import argparse
 import math
 
 from .model_case import bench_case
+from .model_deflate import NoDeflateRate, hints_deflate
 from .model_predict import predict
 from .model_profile import load as load_profile
 from .model_strategy import Strategy
@@ -37,6 +38,7 @@ def bench_options(command: list) -> dict:
     p = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     for k, v in BENCH_DEFAULTS.items():
         p.add_argument("--" + k.replace("_", "-"), type=int if v is not None else str, default=v)
+    p.add_argument("--hints", default=None)
     known, _ = p.parse_known_args([a for a in command if a])
     return vars(known)
 
@@ -64,6 +66,7 @@ class ModelOrder:
         self.profile, self.command, self.objective = profile, list(command), objective
         self.predictor = predictor
         self.case, self.ranks = None, 1
+        self.command_hints = ""
         self.cache = {}
 
     def bind(self, shape, default_run) -> None:
@@ -72,6 +75,7 @@ class ModelOrder:
         if self.predictor is not None:
             return
         o = bench_options(self.command)
+        self.command_hints = o["hints"] or ""
         case = bench_case(o["nx"], o["ny"], o["nz"], o["steps"], o["output_every"],
                           o["frames_per_file"], o["schema"])
         m = default_run.metrics if default_run else {}
@@ -91,8 +95,15 @@ class ModelOrder:
             return float(self.predictor(space, cfg))
         if self.case is None:
             return math.inf
+        # Compression comes with the trial's hints (--fixed format=netcdf4:deflate=1,
+        # or the bench command's own --hints): the writers pay for it.
+        level, shuffle = hints_deflate(":".join(filter(None, (self.command_hints,
+                                                               space.hints(cfg)))))
+        case = self.case.with_(deflate=level, shuffle=shuffle) if level else self.case
         try:
-            p = predict(self.case, strategy_of(space, cfg), self.profile, self.ranks)
+            p = predict(case, strategy_of(space, cfg), self.profile, self.ranks)
+        except NoDeflateRate as exc:
+            raise SpaceError(f"--model: {exc}") from None
         except (ValueError, ZeroDivisionError):
             return math.inf              # e.g. servers needing more processes than the run has
         return p.blocked_s if self.objective == "blocked" else p.wall_s
