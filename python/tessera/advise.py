@@ -47,7 +47,7 @@ def knobs(s: Strategy, case=None) -> str:
     if s.name == "servers":
         h += f":buffer_bytes={s.buffer_bytes >> 20}m"
     if case is not None and case.deflate > 0:
-        h += f":format=netcdf4:deflate={case.deflate}" + (":shuffle=1" if case.shuffle else "")
+        h += f":format=netcdf4:deflate={case.deflate}" + ("" if case.shuffle else ":shuffle=0")
     return h
 
 

@@ -100,7 +100,8 @@ class Case:
     other_s: float = 0.0         # wall time outside compute and output (input, setup)
     name: str = "case"
     deflate: int = 0             # NetCDF-4 zlib level the file is written with (0: none;
-    shuffle: bool = False        # model_deflate prices it), and HDF5's byte shuffle
+    shuffle: bool = True         # model_deflate prices it), and HDF5's byte shuffle
+                                 # (the library's default with a compressor)
 
     @property
     def files(self) -> int:

@@ -1,6 +1,6 @@
 """Compression in the cost model: who compresses how many bytes of a frame.
 
-A NetCDF-4 file with `deflate=N` (hints `format=netcdf4:deflate=N[:shuffle=1]`)
+A NetCDF-4 file with `deflate=N` (hints `format=netcdf4:deflate=N[:shuffle=0]`)
 is compressed chunk by chunk by whoever owns the chunk when it is written,
 and the default chunk is one horizontal level (docs/hints.md, `chunks=auto`).
 So a writer compresses whole levels: with W writers sharing a variable of L
@@ -12,8 +12,10 @@ by CPU sharing like every other CPU term (model_strategy.Amounts.loaded).
 
 One assumption, stated in docs/model.md: every level N >= 1 is priced at the
 profile's rate (measured at the level `calibrate --deflate` was given, level
-1 by default); shuffle adds one pass over the bytes at `copy_bw` (a byte
-transpose into a scratch buffer before the compressor).
+1 by default), and with or without shuffle. The calibration measures the
+library's default, which shuffles before deflating (the transpose is in the
+rate); `shuffle=0` deflates more slowly on model fields (1.3-1.45x on the
+bench's, apps/bench/README.md "Formats"), which the model does not price.
 """
 from __future__ import annotations
 
@@ -64,8 +66,6 @@ def compress(case: Case, nbytes: float):
     a = Amounts()
     if case.deflate > 0 and nbytes > 0:
         a.add("deflate_bw", nbytes)
-        if case.shuffle:
-            a.add("copy_bw", nbytes)
     return a
 
 
@@ -75,9 +75,10 @@ def whole_levels(case: Case, writers: int):
 
 
 def hints_deflate(hints: str) -> tuple:
-    """(deflate level, shuffle) a hint string asks for: `deflate=N` and
-    `shuffle=1` count only with `format=netcdf4` (or `backend=netcdf4`);
-    other formats have no compression."""
+    """(deflate level, shuffle) a hint string asks for: `deflate=N` counts
+    only with `format=netcdf4` (or `backend=netcdf4`), other formats have no
+    compression; shuffle is on unless `shuffle=0` (the library's default
+    with a compressor)."""
     kv = {}
     for tok in (hints or "").split(":"):
         if "=" in tok:
@@ -89,7 +90,7 @@ def hints_deflate(hints: str) -> tuple:
         level = int(kv.get("deflate", 0))
     except ValueError:
         level = 0
-    return level, kv.get("shuffle", "0") == "1"
+    return level, kv.get("shuffle", "1") != "0"
 
 
 def measure(records: list) -> float | None:
