@@ -15,13 +15,16 @@ expect() { # file pattern [absent]
     echo "FAIL: ncdump -hs $1: '$2' ${3:+should be }${3:-not found}"
   fi
 }
-for sc in nc4-aggregate nc4z-aggregate nc4q-direct; do
-  # shellcheck disable=SC2086 # flags are words
-  if ! $mpiexec $flags -n 2 "$prog" "$dir" $sc > "$dir/$sc.log" 2>&1; then
-    cat "$dir/$sc.log"
-    echo "FAIL: test_formats $sc"
+run() { # log np dir scenario [VAR=value]: test_formats, a failure counted
+  # shellcheck disable=SC2086 # flags are words; ${5:-} is one assignment or none
+  if ! env ${5:-} $mpiexec $flags -n "$2" "$prog" "$3" "$4" > "$dir/$1.log" 2>&1; then
+    cat "$dir/$1.log"
+    echo "FAIL: test_formats $4 ${5:-}"
     fail=$((fail + 1))
   fi
+}
+for sc in nc4-aggregate nc4z-aggregate nc4q-direct; do
+  run "$sc" 2 "$dir" "$sc"
 done
 f="$dir/fmt_nc4-aggregate_np2.nc"
 expect "$f" ':_Format = "netCDF-4"'
@@ -42,13 +45,7 @@ expect "$f" 'v_float:_DeflateLevel = 2 ;'
 expect "$f" 'v_float:_Shuffle = "true" ;' # shuffle= not given: on with deflate, as WRF
 # shuffle=0 given (here through TESSERA_HINTS, merged last): deflate alone.
 mkdir -p "$dir/noshuffle"
-# shellcheck disable=SC2086 # flags are words
-if ! TESSERA_HINTS=shuffle=0 $mpiexec $flags -n 2 "$prog" "$dir/noshuffle" nc4q-direct \
-    > "$dir/noshuffle.log" 2>&1; then
-  cat "$dir/noshuffle.log"
-  echo "FAIL: test_formats nc4q-direct with shuffle=0"
-  fail=$((fail + 1))
-fi
+run noshuffle 2 "$dir/noshuffle" nc4q-direct TESSERA_HINTS=shuffle=0
 f="$dir/noshuffle/fmt_nc4q-direct_np2.nc"
 expect "$f" 'v_float:_DeflateLevel = 2 ;'
 expect "$f" 'v_float:_Shuffle' absent
@@ -57,13 +54,7 @@ expect "$f" 'v_float:_Shuffle' absent
 # statistics file names the writers.
 st="$dir/nc4z-servers.stats"
 rm -f "$st"
-# shellcheck disable=SC2086 # flags are words
-if ! TESSERA_STATS_FILE="$st" $mpiexec $flags -n 4 "$prog" "$dir" nc4z-servers \
-    > "$dir/nc4z-servers.log" 2>&1; then
-  cat "$dir/nc4z-servers.log"
-  echo "FAIL: test_formats nc4z-servers"
-  fail=$((fail + 1))
-fi
+run nc4z-servers 4 "$dir" nc4z-servers "TESSERA_STATS_FILE=$st"
 f="$dir/fmt_nc4z-servers_np4.nc"
 expect "$f" 'v_double:_DeflateLevel = 1 ;'
 expect "$f" 'v_float:_ChunkSizes = 1, 1, 4, 8 ;'
