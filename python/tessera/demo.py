@@ -40,7 +40,8 @@ from pathlib import Path
 from rich.console import Console
 
 from . import overhead
-from .launch import add_case_options, bench_env, bench_message, bench_or_say, run_bench
+from .launch import (add_case_options, add_launch_options, bench_env, bench_message,
+                     bench_or_say, run_bench)
 from .launch import bench_outcome as outcome
 from .plot import plot
 from .results import ResultsError, case_text
@@ -82,8 +83,7 @@ def parser() -> argparse.ArgumentParser:
     a("--np", type=int, default=CASE["np"], help="MPI processes per run, I/O servers included (4)")
     add_case_options(a, CASE)
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
-    a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
-    a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    add_launch_options(a, 900.0)
     a("--stage-dir", default="/dev/shm/tessera-demo-stage",
       help="fast tier for the staged rows (/dev/shm/tessera-demo-stage; made, removed after)")
     a("--no-stage", action="store_true", help="skip the staged rows")

@@ -49,8 +49,8 @@ import time
 from pathlib import Path
 
 from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
-from .launch import (CASE_KEYS, add_case_options, bench_env, bench_or_say, bench_outcome,
-                     run_bench)
+from .launch import (CASE_KEYS, add_case_options, add_launch_options, bench_env, bench_or_say,
+                     bench_outcome, run_bench)
 from .formats_bounds import Medians, as_dict, rows as bound_rows
 from .textout import make_table, render
 
@@ -198,8 +198,7 @@ def parser() -> argparse.ArgumentParser:
     a("--no-shuffle", action="store_true",
       help="add serial with deflate=1:shuffle=0 (deflate=1 shuffles by default, as WRF)")
     add_case_options(a, CASE)
-    a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
-    a("--timeout", type=float, default=600.0, help="seconds allowed per run (600)")
+    add_launch_options(a, 600.0)
     a("--check", action="store_true",
       help="write the bench's check pattern and read every value back in every repeat "
            "(it compresses far better than the default fields: sizes then say little)")

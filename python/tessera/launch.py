@@ -54,6 +54,14 @@ def add_case_options(add, case: dict, keys=CASE_KEYS) -> None:
         add(f"--{flag}", type=int, default=case[key], help=f"bench --{flag} ({case[key]})")
 
 
+def add_launch_options(add, timeout: float) -> None:
+    """--mpiexec and --timeout (seconds per run) of the tools that launch the
+    bench (demo, overhead, formats)."""
+    add("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
+    add("--timeout", type=float, default=timeout,
+        help=f"seconds allowed per run ({timeout:g})")
+
+
 @functools.lru_cache(maxsize=None)
 def is_open_mpi(mpiexec: str) -> bool:
     try:

@@ -88,6 +88,20 @@ def deflate_text(case) -> str:
     return f", NetCDF-4 deflate={case.deflate}" + ("" if case.shuffle else " without shuffle")
 
 
+def bench_opts(args) -> dict:
+    """The bench's case options of a calibrate or validate command line."""
+    return {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
+            "output_every": args.output_every, "schema": args.schema}
+
+
+def given_records(args) -> list:
+    """The runs of every --records file, in order (none: run them)."""
+    records = []
+    for f in args.records or []:
+        records += load_records(f)
+    return records
+
+
 def human(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
@@ -168,13 +182,10 @@ def cmd_calibrate(args) -> int:
         return 0
     if args.only_deflate:
         return calibrate_deflate(args, command)
-    records = []
-    for f in args.records or []:
-        records += load_records(f)
+    records = given_records(args)
     if not args.records:
         strategies = [Strategy.parse(h) for h in CALIBRATION]
-        opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
-                "output_every": args.output_every, "schema": args.schema}
+        opts = bench_opts(args)
         print(f"calibrating: {len(strategies)} strategies x {args.np} processes x "
               f"{args.repeat} repeats")
         try:
@@ -197,8 +208,7 @@ def cmd_calibrate(args) -> int:
 def deflate_runs(args, command) -> list:
     """Serial on one process writing NetCDF-4 without and with deflate=N,
     alternated, --repeat times: the pair model_deflate.measure needs."""
-    opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
-            "output_every": args.output_every, "schema": args.schema}
+    opts = bench_opts(args)
     level = args.deflate or 1
     out = []
     for i in range(args.repeat):
@@ -216,9 +226,7 @@ def calibrate_deflate(args, command) -> int:
     from .model_deflate import measure
 
     prof = model_profile.load(args.base)
-    records = []
-    for f in args.records or []:
-        records += load_records(f)
+    records = given_records(args)
     try:
         records = records or deflate_runs(args, command)
     except RunError as e:
@@ -250,14 +258,11 @@ def cmd_validate(args) -> int:
     elif args.what == "deflate":
         return validate_deflate(args)
     else:
-        records = []
-        for f in args.records or []:
-            records += load_records(f)
+        records = given_records(args)
         if not records:
             strategies = [parse_strategy(s) for s in (args.strategies or HERE_STRATEGIES)
                           .split(",")]
-            opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
-                    "output_every": args.output_every}
+            opts = bench_opts(args)
             for _ in range(args.repeat):
                 records += run_matrix(strategies, int_list(args.np or "1-6"), opts, log=print)
                 if args.save_runs:
@@ -290,12 +295,9 @@ def validate_deflate(args) -> int:
     from . import model_validate_deflate as vd
 
     prof = model_profile.load(args.profile)
-    records = []
-    for f in args.records or []:
-        records += load_records(f)
+    records = given_records(args)
     if not records:
-        opts = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": args.steps,
-                "output_every": args.output_every}
+        opts = bench_opts(args)
         strategies = [parse_strategy(s) for s in (args.strategies or vd.DEFAULT_STRATEGIES)
                       .split(",")]
         save = (lambda recs: save_records(recs, args.save_runs)) if args.save_runs else None

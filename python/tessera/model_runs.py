@@ -76,14 +76,19 @@ def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def runs_at(s, n: int) -> bool:
+    """Whether strategy `s` can run on `n` processes: servers keep a model
+    rank, aggregate needs its aggregators."""
+    return not (s.name == "servers" and n <= s.server_ranks()) and \
+        not (s.name == "aggregate" and s.aggregators > n)
+
+
 def run_matrix(strategies: list, ranks: list, case_opts: dict, log=None, **kw) -> list:
     """Every strategy at every process count it can run on."""
     records = []
     for n in ranks:
         for s in strategies:
-            if s.name == "servers" and n <= s.server_ranks():
-                continue
-            if s.name == "aggregate" and s.aggregators > n:
+            if not runs_at(s, n):
                 continue
             rec = run_bench(s, n, case_opts, **kw)
             records.append(rec)

@@ -18,7 +18,7 @@ from .model_calibrate import background, record_ranks, record_strategy
 from .model_case import case_from_record
 from .model_predict import predict
 from .model_report import err_pct, table
-from .model_runs import run_bench
+from .model_runs import run_bench, runs_at
 
 DEFAULT_STRATEGIES = "serial,aggregate:2,servers:1x1"
 DEFAULT_NP = "2,4"
@@ -33,8 +33,7 @@ def run(strategies: list, counts: list, opts: dict, level: int, repeat: int, log
     """The runs, repeat by repeat (`save(records)` after each, so a run cut
     short by a time limit keeps the repeats it finished)."""
     plan = [(s, n, f) for n in counts for s in strategies for f in formats(level)
-            if not (s.name == "servers" and n <= s.server_ranks())
-            and not (s.name == "aggregate" and s.aggregators > n)]
+            if runs_at(s, n)]
     records = []
     for i in range(repeat):
         for s, n, f in (plan if i % 2 == 0 else plan[::-1]):

@@ -32,7 +32,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .launch import BENCH_EXIT_NOTBUILT, add_case_options, bench_or_say, mpiexec_command
+from .launch import (BENCH_EXIT_NOTBUILT, add_case_options, add_launch_options, bench_or_say,
+                     mpiexec_command)
 from .textout import make_table, render
 
 #: strategy -> (hints, plain counterpart)
@@ -64,8 +65,7 @@ def parser() -> argparse.ArgumentParser:
     a("--np", default="2,4", help="comma-separated process counts (2,4)")
     a("--repeat", type=int, default=3, help="interleaved repeats per side (3)")
     add_case_options(a, CASE)
-    a("--mpiexec", default="mpiexec", help="MPI launcher (mpiexec)")
-    a("--timeout", type=float, default=900.0, help="seconds allowed per run (900)")
+    add_launch_options(a, 900.0)
     a("--no-check", action="store_true",
       help="skip the read-back of the first repeat (it reads every file back: minutes at "
            "the default size)")
