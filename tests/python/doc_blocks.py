@@ -74,8 +74,23 @@ def runnable_blocks(path: Path, setup_from_file: bool = False) -> list:
     return runs
 
 
+def checkout_status() -> str | None:
+    """`git status` of the checkout's tracked files (None outside a git
+    checkout); untracked files are left out, since tests running beside this
+    one may write some."""
+    try:
+        return subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                              cwd=ROOT, capture_output=True,
+                              text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def run_block(name: str, setup: list, cmds: list, home: Path) -> str:
-    """Runs one block as written; asserts it succeeds; returns its stdout."""
+    """Runs one block as written; asserts it succeeds and leaves the
+    checkout's tracked files as it found them (a documented command must not
+    overwrite a shipped file, e.g. a profile); returns its stdout."""
+    status = checkout_status()
     script = "set -euo pipefail\n" + "\n".join(setup + cmds) + "\n"
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "TESSERA_HINTS", "LD_LIBRARY_PATH")}
@@ -87,6 +102,10 @@ def run_block(name: str, setup: list, cmds: list, home: Path) -> str:
         shutil.rmtree(d)   # the tuner's outputs, written in the current directory
     assert proc.returncode == 0, (f"{name} failed:\n{script}\n--- stdout\n"
                                   f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}")
+    if status is not None:
+        assert checkout_status() == status, (f"{name} changed the checkout:\n{script}\n"
+                                             f"--- git status before\n{status}--- after\n"
+                                             f"{checkout_status()}")
     out = proc.stdout
     if any("--check" in c for c in cmds):
         assert "check: passed" in out, f"{name}: --check did not pass:\n{out[-3000:]}"
