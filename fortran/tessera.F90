@@ -42,7 +42,8 @@ module tessera
             tsr_inq, tsr_inq_dim, tsr_inq_dimid, tsr_inq_var, tsr_inq_natts, tsr_inq_attname, &
             tsr_inq_att, tsr_get_att, &
             tsr_inq_libvers
-  public :: tsr_decomp_map, tsr_decomp_boxes, tsr_decomp_wrf
+  public :: tsr_decomp_map, tsr_decomp_boxes, tsr_decomp_wrf, tsr_decomp_ordered
+  public :: tsr_last_error, tsr_put_ptr, tsr_get_ptr, tsr_put_global_ptr
 
   !> tsr_decomp_map(ctx, gsize, compdof, d): PIO's compdof (1-based global
   !> indices, fastest dimension first; 0 = this buffer position is not
@@ -281,6 +282,27 @@ module tessera
       integer(c_int), value :: v
       character(kind=c_char), intent(in) :: name(*)
     end function
+    integer(c_int) function c_put_typed(f, v, t, d, mt, b) bind(C, name="tsr_put_typed")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: f, d, b
+      integer(c_int), value :: v, mt
+      integer(c_int64_t), value :: t
+    end function
+    integer(c_int) function c_get_raw(f, v, t, d, b) bind(C, name="tsr_get")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: f, d, b
+      integer(c_int), value :: v
+      integer(c_int64_t), value :: t
+    end function
+    integer(c_int) function c_put_global_raw(f, v, t, b) bind(C, name="tsr_put_global")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: f, b
+      integer(c_int), value :: v
+      integer(c_int64_t), value :: t
+    end function
+    type(c_ptr) function c_last_error() bind(C, name="tsr_last_error")
+      import :: c_ptr
+    end function
     integer(c_int) function c_flush(f) bind(C, name="tsr_flush")
       import :: c_int, c_ptr
       type(c_ptr), value :: f
@@ -404,6 +426,19 @@ contains
       mc(f) = me(m) - ms(m) + 1
     end do
     tsr_decomp_wrf = c_decomp_ordered(ctx%p, int(nd, c_int), g, s, c, mst, mc, order, d%p)
+  end function
+
+  !> Collective. A box held in another memory order: gsize, start, count,
+  !> mstart, mcount in file order, fastest first, 1-based (as tsr_decomp_box);
+  !> forder(m) is the file dimension (fastest first) of memory dimension m
+  !> (fastest first). tsr_decomp_wrf is this for WRF's X/Y/Z letters.
+  integer function tsr_decomp_ordered(ctx, gsize, start, count, mstart, mcount, forder, d)
+    type(tsr_ctx_t), intent(in) :: ctx
+    integer(c_int64_t), intent(in) :: gsize(:), start(:), count(:), mstart(:), mcount(:)
+    integer(c_int), intent(in) :: forder(:)
+    type(tsr_decomp_t), intent(out) :: d
+    tsr_decomp_ordered = c_decomp_ordered(ctx%p, size(gsize, kind=c_int), gsize, start, count, &
+                                          mstart, mcount, forder, d%p)
   end function
 
   subroutine tsr_decomp_free(d)
@@ -793,6 +828,47 @@ contains
     do i = 1, int(n)
       text(i:i) = buf(i)
     end do
+  end function
+
+  !> Untyped put, get and replicated put, for callers that hold their data
+  !> behind an address (WRF's Field(*) of any type): buf is c_loc of the
+  !> first element, laid out as tsr_put / tsr_get / tsr_put_global read it;
+  !> memtype is the memory's element type (tsr_put_typed: equal to the
+  !> variable's, or TSR_DOUBLE into a TSR_FLOAT variable). d may be a null
+  !> decomposition in tsr_get_ptr: the whole variable on every rank.
+  !> Frames are 1-based.
+  integer function tsr_put_ptr(f, varid, frame, d, memtype, buf)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, frame, memtype
+    type(tsr_decomp_t), intent(in) :: d
+    type(c_ptr), intent(in) :: buf
+    tsr_put_ptr = c_put_typed(f%p, int(varid, c_int), int(frame - 1, c_int64_t), d%p, &
+                              int(memtype, c_int), buf)
+  end function
+  integer function tsr_get_ptr(f, varid, frame, d, buf)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, frame
+    type(tsr_decomp_t), intent(in) :: d
+    type(c_ptr), intent(in) :: buf
+    tsr_get_ptr = c_get_raw(f%p, int(varid, c_int), int(frame - 1, c_int64_t), d%p, buf)
+  end function
+  integer function tsr_put_global_ptr(f, varid, frame, buf)
+    type(tsr_file_t), intent(in) :: f
+    integer, intent(in) :: varid, frame
+    type(c_ptr), intent(in) :: buf
+    tsr_put_global_ptr = c_put_global_raw(f%p, int(varid, c_int), int(frame - 1, c_int64_t), buf)
+  end function
+
+  !> Why the last tsr_init, tsr_create or tsr_open failed (empty if none did).
+  function tsr_last_error() result(msg)
+    character(len=:), allocatable :: msg
+    type(c_ptr) :: p
+    p = c_last_error()
+    if (c_associated(p)) then
+      msg = fstr(p)
+    else
+      msg = ''
+    end if
   end function
 
   integer function tsr_flush(f)
