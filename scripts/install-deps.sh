@@ -3,10 +3,13 @@
 # nothing (and needs no network) when everything is already there.
 set -euo pipefail
 # cdo and nco: the tests read the bench's files with the tools WRF users run
-# on them (tests/bench/test_cdo_nco.py).
+# on them (tests/bench/test_cdo_nco.py). libnetcdff-dev and m4: what a WRF
+# build needs beside Tessera (the serial NetCDF-Fortran; its serial NetCDF-C
+# headers in /usr/include must not shadow the MPI build Tessera uses, which
+# tests/wrf/check_netcdf_mpi.sh checks).
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
       cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools
-      cdo nco)
+      cdo nco libnetcdff-dev m4)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,6 +10,8 @@ file=$dir/wrfout_d01_2026-11-27_00:00:00
 export TESSERA_HINTS="wrfout*:strategy=$strategy"
 $mpiexec -n "$np" "$driver" write "$file"
 if [ "$strategy" = split ]; then
+  # the pieces read as one file (as WRF reads an io_form 102 restart), then joined
+  $mpiexec -n "$np" "$driver" read "$file"
   "$python" -m tessera join --force "$file" > "$dir/join.log"
   joined=$(sed -n 's/.*-> \(.*\) (.*/\1/p' "$dir/join.log")
   mv "$joined" "$file"

@@ -122,6 +122,7 @@ subroutine ext_tsr_open_for_read_begin(FileName, Comm, IOComm, SysDepInfo, DataH
   integer, intent(out) :: DataHandle, Status
   type(handle_t), pointer :: h
   integer :: ictx, rc
+  logical :: pieces, whole
   DataHandle = -1
   if (.not. initialized) then
     Status = WRF_IO_NOT_INITIALIZED
@@ -134,8 +135,15 @@ subroutine ext_tsr_open_for_read_begin(FileName, Comm, IOComm, SysDepInfo, DataH
   h => handles(DataHandle)
   h%ctx = ictx
   h%path = FileName
-  rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), '', h%f)
-  if (rc == TSR_EFORMAT) rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), 'backend=netcdf', h%f)
+  ! pieces of strategy=split (WRF's io_form 102 files) are read as the one file
+  inquire(file=trim(FileName)//'.0000', exist=pieces)
+  inquire(file=trim(FileName), exist=whole)
+  if (pieces .and. .not. whole) then
+    rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), 'strategy=split', h%f)
+  else
+    rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), '', h%f)
+    if (rc == TSR_EFORMAT) rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), 'backend=netcdf', h%f)
+  end if
   if (rc /= TSR_OK) then
     Status = tessera_failed(rc, 'opening '//trim(FileName))
     if (rc == TSR_EACCES) Status = WRF_WARN_FILE_NF
@@ -160,18 +168,19 @@ subroutine ext_tsr_open_for_read_commit(DataHandle, Status)
   h%first_operation = .true.
 end subroutine
 
-!> The one-call opens of the API, which WRF's NetCDF packages leave as no-ops.
+!> The one-call open for reading: begin and commit (WRF opens its input so).
 subroutine ext_tsr_open_for_read(DatasetName, Comm1, Comm2, SysDepInfo, DataHandle, Status)
   use ext_tsr_state
   implicit none
   character(len=*), intent(in) :: DatasetName, SysDepInfo
   integer, intent(in) :: Comm1, Comm2
   integer, intent(out) :: DataHandle, Status
-  DataHandle = 0
-  Status = WRF_WARN_NOOP
-  if (len(DatasetName) + len(SysDepInfo) + Comm1 + Comm2 < 0) Status = WRF_WARN_NOOP
+  call ext_tsr_open_for_read_begin(DatasetName, Comm1, Comm2, SysDepInfo, DataHandle, Status)
+  if (Status == WRF_NO_ERR) call ext_tsr_open_for_read_commit(DataHandle, Status)
 end subroutine
 
+!> A one-call open for writing has no training pass: WRF's NetCDF packages
+!> leave it a no-op, and so does this one.
 subroutine ext_tsr_open_for_write(DatasetName, Comm1, Comm2, SysDepInfo, DataHandle, Status)
   use ext_tsr_state
   implicit none
