@@ -28,7 +28,7 @@ subroutine wrf_debug(level, msg)
   if (level <= 0) write(0, '(a)') trim(msg)
 end subroutine
 F90
-sed 's/ext_tsr_/ext_ncd_/g' "$here/wrf_api_driver.F90" > driver.F90
+sed -e '/ext_tsr_server_split/d' -e 's/ext_tsr_/ext_ncd_/g' "$here/wrf_api_driver.F90" > driver.F90
 mpif90 -O0 -ffree-line-length-none -fallow-argument-mismatch -w -I/usr/include \
   wrf_io.f90 field_routines.f90 wrf_debug.f90 "$here/wrf_api_fields.F90" driver.F90 \
   -lnetcdff -lnetcdf -o driver

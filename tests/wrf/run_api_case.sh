@@ -7,7 +7,11 @@ set -eu
 driver=$1 strategy=$2 np=$3 dir=$4 ref=$5 mpiexec=$6 python=$7
 rm -rf "$dir" && mkdir -p "$dir"
 file=$dir/wrfout_d01_2026-11-27_00:00:00
-export TESSERA_HINTS="wrfout*:strategy=$strategy"
+case $strategy in
+  servers*) # servers-T: Tessera's servers, a group of T tasks, split off as WRF would
+    export TESSERA_HINTS="wrfout*:strategy=servers:io_groups=1:io_tasks=${strategy#servers-}" ;;
+  *) export TESSERA_HINTS="wrfout*:strategy=$strategy" ;;
+esac
 $mpiexec -n "$np" "$driver" write "$file"
 if [ "$strategy" = split ]; then
   # the pieces read as one file (as WRF reads an io_form 102 restart), then joined

@@ -15,11 +15,15 @@ program wrf_api_driver
   implicit none
   character(len=16) :: mode
   character(len=1024) :: path
-  integer :: ierr, st
+  integer :: ierr, st, world
   call MPI_Init(ierr)
   call get_command_argument(1, mode)
   call get_command_argument(2, path)
-  call setup_grid(MPI_COMM_WORLD)
+  ! as WRF's split_communicator does once installed: Tessera's servers, if
+  ! the hints ask for them, leave the job here; the model goes on without them
+  world = MPI_COMM_WORLD
+  call ext_tsr_server_split(world)
+  call setup_grid(world)
   call ext_tsr_ioinit('', st)
   call expect(st, 0, 'ioinit')
   if (mode == 'write' .or. mode == 'both') call write_file(trim(path))

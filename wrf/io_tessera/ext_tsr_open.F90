@@ -33,9 +33,12 @@ subroutine ext_tsr_ioexit(Status)
   do i = 1, nctx
     rc = tsr_finalize(ctxs(i)%ctx)
     if (rc /= TSR_OK .and. Status == WRF_NO_ERR) Status = tessera_failed(rc, 'tsr_finalize')
-    if (ctxs(i)%model /= MPI_COMM_NULL) call MPI_Comm_free(ctxs(i)%model, ierr)
+    ! the servers' model communicator became WRF's own (ext_tsr_server_split)
+    if (ctxs(i)%model /= MPI_COMM_NULL .and. i /= servers_ctx) &
+      call MPI_Comm_free(ctxs(i)%model, ierr)
   end do
   nctx = 0
+  servers_ctx = 0
   initialized = .false.
 end subroutine
 

@@ -74,6 +74,9 @@ module ext_tsr_state
   integer :: nctx = 0
   type(dec_entry_t), allocatable :: decs(:)
   integer :: ndec = 0
+  !> The context whose servers ext_tsr_server_split started (0: none): every
+  !> communicator WRF makes from the model ranks uses it.
+  integer :: servers_ctx = 0
   !> The last message said, for ext_tsr_error_str.
   character(len=2048) :: last_message = ''
 
@@ -156,9 +159,10 @@ contains
   end subroutine
 
   !> The Tessera context of comm, started on first use (collective over comm).
-  !> Tessera's own I/O servers would take ranks away from WRF's domain
-  !> decomposition, which WRF made before any I/O: they are refused here
-  !> (WRF's quilting serves that purpose with io_form 8).
+  !> Tessera's own I/O servers cannot start here: their ranks would be taken
+  !> from WRF's domain decomposition, made before any I/O. They start in
+  !> ext_tsr_server_split (ext_tsr_servers.F90), whose context every
+  !> communicator of the model ranks shares.
   subroutine context_of(comm, ictx, status)
     integer, intent(in) :: comm
     integer, intent(out) :: ictx, status
@@ -173,11 +177,20 @@ contains
       end if
     end do
     ictx = 0
+    if (servers_ctx > 0) then
+      ! WRF's domain communicators are made from the model ranks: the same
+      ! group, perhaps in another order, which Tessera's tiles do not mind
+      call MPI_Comm_compare(comm, ctxs(servers_ctx)%model, n, rc)
+      if (n /= MPI_UNEQUAL) then
+        ictx = servers_ctx
+        return
+      end if
+    end if
     call get_environment_variable('TESSERA_HINTS', env, n)
     if (index(env(1:max(n, 0)), 'strategy=servers') > 0) then
-      call say('TESSERA_HINTS asks for strategy=servers, whose ranks would be taken from'// &
-               ' WRF''s compute ranks after WRF decomposed its domains; use WRF''s quilting'// &
-               ' (nio_tasks_per_group) with io_form 8 instead')
+      call say('TESSERA_HINTS asks for strategy=servers, but no servers were started'// &
+               ' before WRF decomposed its domains: WRF must call ext_tsr_server_split'// &
+               ' after MPI_Init (tessera wrf install adds the call)')
       status = WRF_WARN_NOTSUPPORTED
       return
     end if
