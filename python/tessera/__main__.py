@@ -28,6 +28,7 @@ COMMANDS = {
     "stage": "fast-tier staging: `stage in SRC... --to DIR` before a job, `stage recover STAGE_DIR` after a crash",
     "formats": "time serial/aggregate/servers writing CDF-2, NetCDF-4, NetCDF-4 deflate=1",
     "convert": "convert a staged log (stage_format=log) into its file: LOGDIR-or-MARKER [--out PATH]",
+    "wrf": "Tessera in WRF: `wrf install WRF_DIR` makes io_form 8 Tessera (docs/wrf.md)",
 }
 
 
