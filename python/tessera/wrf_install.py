@@ -207,6 +207,9 @@ def steps(wrf: Path, flags: str, config: Path) -> list[Step]:
              lambda old, n: "split_communicator: Tessera's I/O servers (TESSERA_HINTS "
                               "strategy=servers) leave the job after MPI_Init, before the "
                               "domains are decomposed"),
+        # The build's copy of it, made once by the first compile.
+        Step("frame/module_dm.F", False, wp.server_split,
+             lambda old, n: "the same call in the build's copy of RSL_LITE/module_dm.F"),
         Step("arch/postamble", True, build, _flags_what),
         Step("configure.wrf", False, build, _flags_what),
     ]
