@@ -10,6 +10,7 @@
 # CASE: nc2 (io_form 2, classic CDF-2), pnc11 (io_form 11, PnetCDF),
 # quilt (io_form 2 classic, WRF's quilt servers), tsr-serial, tsr-direct,
 # tsr-aggregate, tsr-split (io_form 8, TESSERA_HINTS strategy=...),
+# tsr-servers (io_form 8, Tessera's own servers: one rank more),
 # quilt-tsr (io_form 8 on WRF's quilt servers), restart (a run restarted
 # from a Tessera restart file against the uninterrupted one). Default: all.
 # Environment: NP (compute ranks, 2), WE/SN (domain, 201), HOURS (run, 1),
@@ -20,7 +21,7 @@ WRF=${1:?usage: em_b_wave.sh WRF_DIR OUT_DIR [CASE ...]}
 OUT=${2:?usage: em_b_wave.sh WRF_DIR OUT_DIR [CASE ...]}
 shift 2
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(nc2 pnc11 quilt tsr-serial tsr-direct tsr-aggregate tsr-split quilt-tsr restart)
+[ ${#CASES[@]} -gt 0 ] || CASES=(nc2 pnc11 quilt tsr-serial tsr-direct tsr-aggregate tsr-split tsr-servers quilt-tsr restart)
 NP=${NP:-2}
 WE=${WE:-201}
 SN=${SN:-201}
@@ -69,15 +70,16 @@ prepare() {
   nl_set "$f" namelist_quilt nio_groups 1
 }
 
-# run DIR NIO: ideal.exe, then wrf.exe on NP (+ NIO) ranks
+# run DIR NIO [HINTS]: ideal.exe on NP ranks, then wrf.exe on NP + NIO ranks, both
+# with TESSERA_HINTS=HINTS (ideal.exe with IDEAL_HINTS when set: it never has servers)
 run() {
-  local d=$1 nio=$2
+  local d=$1 nio=$2 hints=${3-}
   (cd "$d"
-   $MPIEXEC -np "$NP" ./ideal.exe > ideal.out 2>&1
+   TESSERA_HINTS="${IDEAL_HINTS-$hints}" $MPIEXEC -np "$NP" ./ideal.exe > ideal.out 2>&1
    mkdir -p rsl.ideal; mv rsl.* rsl.ideal/ 2>/dev/null || true
    grep -q 'SUCCESS COMPLETE IDEAL INIT' rsl.ideal/rsl.out.0000 || { tail -5 rsl.ideal/rsl.error.0000; exit 1; }
    local t0 t1; t0=$(date +%s.%N)
-   $MPIEXEC -np $((NP + nio)) ./wrf.exe > wrf.out 2>&1
+   TESSERA_HINTS="$hints" $MPIEXEC -np $((NP + nio)) ./wrf.exe > wrf.out 2>&1
    t1=$(date +%s.%N)
    grep -q 'SUCCESS COMPLETE WRF' rsl.out.0000 || { tail -20 rsl.error.0000; exit 1; }
    echo "wall_s $(echo "$t1 - $t0" | bc)" > wall.txt)
@@ -101,7 +103,8 @@ one_case() {
     nc2)    prepare "$d" 2 0;  run "$d" 0 ;;
     pnc11)  prepare "$d" 11 0; run "$d" 0 ;;
     quilt)  prepare "$d" 2 1;  run "$d" 1 ;;
-    tsr-*)  prepare "$d" 8 0;  TESSERA_HINTS="strategy=${c#tsr-}" run "$d" 0; join_split "$d" ;;
+    tsr-servers) prepare "$d" 8 0; IDEAL_HINTS="" run "$d" 1 "strategy=servers:io_groups=1:io_tasks=1" ;;
+    tsr-*)  prepare "$d" 8 0;  run "$d" 0 "strategy=${c#tsr-}"; join_split "$d" ;;
     quilt-tsr) prepare "$d" 8 1; run "$d" 1 ;;
   esac
 }
@@ -127,11 +130,14 @@ restart_case() {
   "$PYTHON" "$HERE/compare_wrf_files.py" --restart "$a" "$b" | tee "$OUT/restart/compare.txt"
 }
 
-for c in "${CASES[@]}"; do
-  [ "$c" = restart ] && continue
-  for r in $(seq 1 "$REPEAT"); do
+# Repeats outermost, so that the cases interleave and share the machine's
+# moods; only the first repeat keeps its files (for the comparison).
+for r in $(seq 1 "$REPEAT"); do
+  for c in "${CASES[@]}"; do
+    [ "$c" = restart ] && continue
     echo "[$(date +%T)] $c run $r"
     one_case "$c" "$r"
+    [ "$r" = 1 ] || rm -f "$OUT/$c/run$r"/wrf{input,out,rst}_d01*
   done
 done
 printf '%s\n' "${CASES[@]}" | grep -q -x restart && { echo "[$(date +%T)] restart"; restart_case; }

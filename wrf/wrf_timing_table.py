@@ -15,11 +15,13 @@ import sys
 
 WRITE = re.compile(r"Timing for Writing wrfout\S* for domain\s+\d+:\s+([\d.]+) elapsed")
 MAIN = re.compile(r"Timing for main: time \S+ on domain\s+\d+:\s+([\d.]+) elapsed")
-ORDER = ["nc2", "pnc11", "quilt", "tsr-serial", "tsr-direct", "tsr-aggregate", "tsr-split", "quilt-tsr"]
+ORDER = ["nc2", "pnc11", "quilt", "tsr-serial", "tsr-direct", "tsr-aggregate", "tsr-split",
+         "tsr-servers", "quilt-tsr"]
 NAMES = {"nc2": "io_form 2 (NetCDF, classic)", "pnc11": "io_form 11 (PnetCDF)",
          "quilt": "io_form 2 + WRF quilting (1 I/O task)", "tsr-serial": "io_form 8, strategy=serial",
          "tsr-direct": "io_form 8, strategy=direct", "tsr-aggregate": "io_form 8, strategy=aggregate",
-         "tsr-split": "io_form 8, strategy=split", "quilt-tsr": "io_form 8 + WRF quilting (1 I/O task)"}
+         "tsr-split": "io_form 8, strategy=split",
+         "tsr-servers": "io_form 8, Tessera's servers (1 I/O task)", "quilt-tsr": "io_form 8 + WRF quilting (1 I/O task)"}
 
 
 def one_run(folder):
