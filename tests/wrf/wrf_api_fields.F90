@@ -8,8 +8,8 @@ module wrf_api_fields
 
   integer, parameter :: WRF_REAL = 104, WRF_DOUBLE = 105, WRF_INTEGER = 106, WRF_LOGICAL = 107
   !> e_we, e_sn, e_vert: staggered ends, as WRF's ide, jde, kde.
-  integer, parameter :: IDE = 13, JDE = 10, KDE = 5, NSOIL = 4, NEXTRA = 7, HALO = 3
-  integer, parameter :: NFIELDS = 14, NFRAMES = 3
+  integer, parameter :: IDE = 13, JDE = 10, KDE = 5, NSOIL = 4, NEXTRA = 7, HALO = 3, NBDY = 5
+  integer, parameter :: NFIELDS = 15, NFRAMES = 3
   real, parameter :: SENTINEL = -999.0
   character(len=19), parameter :: DATES(NFRAMES) = [character(len=19) :: &
     '2026-11-27_00:00:00', '2026-11-27_00:10:00', '2026-11-27_00:20:00']
@@ -25,7 +25,7 @@ module wrf_api_fields
 
   integer :: comm, rank, nranks, failures = 0
   integer :: ips, ipe, jps, jpe
-  logical :: last_x, last_y
+  logical :: first_x, last_x, last_y
 
 contains
 
@@ -47,6 +47,7 @@ contains
     ipe = (IDE - 1) * (cx + 1) / px
     jps = 1 + (JDE - 1) * cy / py
     jpe = (JDE - 1) * (cy + 1) / py
+    first_x = cx == 0
     last_x = cx == px - 1
     last_y = cy == py - 1
   end subroutine
@@ -86,14 +87,20 @@ contains
     case (13)
       f = def('LMASK', 'XY', '', 'xy', 'a logical field', '', XYT)
       f%wrftype = WRF_LOGICAL
-    case default
+    case (14)
       f = def('QXYZ', 'XYZ', '', 'xyz', 'a field held as a(i,j,k)', 'kg kg-1', XYT)
+    case default
+      ! a boundary field of the west edge, as wrfbdy holds: (j, k, width)
+      f = def('U_BXS', 'XSZ', 'X', 'yzb', 'bdy x-wind component', 'm s-1', '')
     end select
     f%v = v
     do m = 1, len_trim(f%letters)
       call bounds(f%letters(m:m), f%ds(m), f%de(m), f%ps(m), f%pe(m), f%ms(m), f%me(m), &
                   f%dimnames(m))
     end do
+    ! only the ranks on the west edge hold the west boundary (WRF passes the
+    ! others an empty patch, ends before starts)
+    if (f%memord == 'XSZ' .and. .not. first_x) f%pe = f%ps - 1
   end function
 
   type(field_t) function def(name, memord, stagger, letters, description, units, coords) result(f)
@@ -135,6 +142,13 @@ contains
       ms = 1
       me = KDE
       name = merge('bottom_top_stag', 'bottom_top     ', letter == 'Z')
+    case ('b')
+      de = NBDY
+      ps = 1
+      pe = NBDY
+      ms = 1
+      me = NBDY
+      name = 'bdy_width'
     case ('s')
       de = NSOIL
       ps = 1
@@ -160,7 +174,7 @@ contains
     g = 0   ! (i, j, k)
     do m = 1, len_trim(f%letters)
       select case (f%letters(m:m))
-      case ('x', 'X')
+      case ('x', 'X', 'b')
         g(1) = idx(m)
       case ('y', 'Y')
         g(2) = idx(m)
