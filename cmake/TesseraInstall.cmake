@@ -78,7 +78,18 @@ set(TESSERA_HAS_FORTRAN no)
 set(TESSERA_FC "")
 if(TARGET tessera_fortran)
   set(TESSERA_HAS_FORTRAN yes)
-  set(TESSERA_FC ${CMAKE_Fortran_COMPILER})   # .mod files are compiler-specific
+  # --fc names the MPI Fortran wrapper (mpif90, mpiifort, ftn): a model does
+  # `use mpi` as well as `use tessera`, which the bare compiler cannot build
+  # with --fflags/--flibs alone (they carry no MPI Fortran module or library).
+  # The wrapper FindMPI found wraps the compiler tessera.mod was built with
+  # (.mod files are compiler-specific); without one, the compiler itself
+  # (a Cray ftn is both).
+  find_package(MPI QUIET COMPONENTS Fortran)
+  if(MPI_Fortran_FOUND AND MPI_Fortran_COMPILER)
+    set(TESSERA_FC ${MPI_Fortran_COMPILER})
+  else()
+    set(TESSERA_FC ${CMAKE_Fortran_COMPILER})
+  endif()
 endif()
 set(TESSERA_SHARED no)
 if(BUILD_SHARED_LIBS)

@@ -55,14 +55,19 @@ module tessera
   !> tsr_put(f, varid, frame, d, buf): buf is real(c_float), real(c_double),
   !> integer(c_int8_t|c_int16_t|c_int|c_int64_t) (int8, int16, int32, int64:
   !> TSR_BYTE, TSR_SHORT, TSR_INT, TSR_INT64), rank 1 to 3, contiguous (the
-  !> whole memory box of d).
+  !> whole memory box of d). The frame of tsr_put, tsr_get and tsr_put_global
+  !> is a default integer or integer(c_int64_t) (`1_c_int64_t`; the *_t8
+  !> specifics, tessera_frame64_body.inc).
   interface tsr_put
     module procedure put_f1, put_f2, put_f3, put_d1, put_d2, put_d3, put_i1, put_i2, put_i3, &
                      put_b1, put_b2, put_b3, put_s1, put_s2, put_s3, put_l1, put_l2, put_l3
+    module procedure put_f1_t8, put_f2_t8, put_f3_t8, put_d1_t8, put_d2_t8, put_d3_t8, &
+                     put_i1_t8, put_i2_t8, put_i3_t8, put_b1_t8, put_b2_t8, put_b3_t8, &
+                     put_s1_t8, put_s2_t8, put_s3_t8, put_l1_t8, put_l2_t8, put_l3_t8
   end interface
   !> tsr_put_global(f, varid, frame, buf): character or real(c_float) values.
   interface tsr_put_global
-    module procedure put_global_text, put_global_f1
+    module procedure put_global_text, put_global_f1, put_global_text_t8, put_global_f1_t8
   end interface
   !> tsr_get(f, varid, frame, d, buf): buf is any kind tsr_put takes, rank 1
   !> to 3, contiguous (the whole memory box of d); points outside the tile
@@ -70,6 +75,9 @@ module tessera
   interface tsr_get
     module procedure get_f1, get_f2, get_f3, get_d1, get_d2, get_d3, get_i1, get_i2, get_i3, &
                      get_b1, get_b2, get_b3, get_s1, get_s2, get_s3, get_l1, get_l2, get_l3
+    module procedure get_f1_t8, get_f2_t8, get_f3_t8, get_d1_t8, get_d2_t8, get_d3_t8, &
+                     get_i1_t8, get_i2_t8, get_i3_t8, get_b1_t8, get_b2_t8, get_b3_t8, &
+                     get_s1_t8, get_s2_t8, get_s3_t8, get_l1_t8, get_l2_t8, get_l3_t8
   end interface
   !> tsr_put_att(f, varid, name, values): character, integer(c_int8_t|
   !> c_int16_t|c_int|c_int64_t), real(c_float) or real(c_double) (scalar or rank 1).
@@ -547,72 +555,6 @@ contains
     tsr_enddef = c_enddef(f%p)
   end function
 
-  ! One specific per type and rank: generic resolution needs the rank, and
-  ! a contiguous dummy passes the model's array to C without a copy.
-  integer function put_f1(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_float), intent(in), contiguous :: buf(:)
-    put_f1 = c_put_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_f2(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_float), intent(in), contiguous :: buf(:, :)
-    put_f2 = c_put_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_f3(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_float), intent(in), contiguous :: buf(:, :, :)
-    put_f3 = c_put_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_d1(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_double), intent(in), contiguous :: buf(:)
-    put_d1 = c_put_double(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_d2(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_double), intent(in), contiguous :: buf(:, :)
-    put_d2 = c_put_double(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_d3(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_double), intent(in), contiguous :: buf(:, :, :)
-    put_d3 = c_put_double(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_i1(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    integer(c_int), intent(in), contiguous :: buf(:)
-    put_i1 = c_put_int(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_i2(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    integer(c_int), intent(in), contiguous :: buf(:, :)
-    put_i2 = c_put_int(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function put_i3(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    integer(c_int), intent(in), contiguous :: buf(:, :, :)
-    put_i3 = c_put_int(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-
   integer function put_global_text(f, varid, frame, text)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid, frame
@@ -644,30 +586,8 @@ contains
     varid = id
   end function
 
-  ! intent(inout): the halo around the tile is not read, so it keeps its values.
-  integer function get_f1(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_float), intent(inout), contiguous :: buf(:)
-    get_f1 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function get_f2(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_float), intent(inout), contiguous :: buf(:, :)
-    get_f2 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-  integer function get_f3(f, varid, frame, d, buf)
-    type(tsr_file_t), intent(in) :: f
-    integer, intent(in) :: varid, frame
-    type(tsr_decomp_t), intent(in) :: d
-    real(c_float), intent(inout), contiguous :: buf(:, :, :)
-    get_f3 = c_get_float(f%p, int(varid, c_int), int(frame, c_int64_t), d%p, buf)
-  end function
-
 #include "tessera_kinds_body.inc"
+#include "tessera_frame64_body.inc"
 
   ! ---- inquiry (tessera.h "Inquiry"; not collective) ----
 

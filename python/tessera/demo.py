@@ -43,6 +43,7 @@ from . import overhead
 from .launch import (add_case_options, add_launch_options, bench_env, bench_message,
                      bench_or_say, run_bench)
 from .launch import bench_outcome as outcome
+from .outpath import OutputPathError, output_dir, refuse, write_text
 from .plot import plot
 from .results import ResultsError, case_text
 from .stage_table import STAGED, format_stage_table
@@ -406,11 +407,13 @@ def main(argv=None) -> int:
         print(f"tessera demo: unknown strategy {', '.join(unknown) or '(none)'}; "
               f"choose from {', '.join(STRATEGIES)}", file=sys.stderr)
         return 2
+    try:  # before the runs, which take minutes
+        out = output_dir(args.out)
+    except OutputPathError as e:
+        return refuse("demo", e)
     bench = bench_or_say("demo", args.bench)
     if not bench:
         return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     env, had_hints = bench_env()
     if had_hints:
         print("tessera demo: ignoring TESSERA_HINTS so that each run uses its own strategy")
@@ -448,9 +451,12 @@ def main(argv=None) -> int:
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
-    results.write_text(json.dumps({"runs": records, "staged_runs": staged,
-                                   "format_runs": fmt_runs, "plain_runs": plain},
-                                  indent=2) + "\n", encoding="utf-8")
+    try:
+        write_text(results, json.dumps({"runs": records, "staged_runs": staged,
+                                        "format_runs": fmt_runs, "plain_runs": plain},
+                                       indent=2) + "\n")
+    except OutputPathError as e:
+        return refuse("demo", e)
     ran = [r for r in records if r["demo_status"] == "ok"]
     failed = [r for r in records + staged + fmt_runs + plain if r["demo_status"] == "failed"]
     print()

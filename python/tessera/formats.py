@@ -52,6 +52,7 @@ from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
 from .launch import (CASE_KEYS, add_case_options, add_launch_options, bench_env, bench_or_say,
                      bench_outcome, run_bench)
 from .formats_bounds import Medians, as_dict, rows as bound_rows
+from .outpath import OutputPathError, output_dir, refuse, write_text
 from .textout import make_table, render
 
 #: format name -> hints it adds to a strategy's.
@@ -217,13 +218,15 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     hints = strategies(args.aggregators, args.io_tasks)
+    try:  # before the runs, which take minutes
+        out = output_dir(args.out)
+    except OutputPathError as e:
+        return refuse("formats", e)
     bench = bench_or_say("formats", args.bench)
     if not bench:
         return 2
     env, _ = bench_env()  # every run names its own strategy and format
     case = {k: getattr(args, k) for k in CASE_KEYS}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     # CDF-2 for the size ratio only: serial's files are the reference.
     pairs = [("serial", "cdf2")] + [(s, f) for s in hints
@@ -247,11 +250,14 @@ def main(argv=None) -> int:
                   + (f": {rec['output_blocked_s']:.3f} s blocked, {rec['file_bytes'] / 1e6:.1f} MB"
                      if rec["demo_status"] == "ok" else f": {rec['demo_message']}"), flush=True)
     med = medians(runs, args.aggregators, args.io_tasks, case)
-    (out / "results.json").write_text(json.dumps(
-        {"case": case, "np": args.np, "aggregators": args.aggregators,
-         "io_tasks": args.io_tasks, "targets": as_dict(med),
-         "runs": [dict(r, strategy=s, format=f) for (s, f), rs in runs.items() for r in rs if r]},
-        indent=2) + "\n", encoding="utf-8")
+    try:
+        write_text(out / "results.json", json.dumps(
+            {"case": case, "np": args.np, "aggregators": args.aggregators,
+             "io_tasks": args.io_tasks, "targets": as_dict(med),
+             "runs": [dict(r, strategy=s, format=f) for (s, f), rs in runs.items()
+                      for r in rs if r]}, indent=2) + "\n")
+    except OutputPathError as e:
+        return refuse("formats", e)
     print()
     print(f"Formats, demo case {case['nx']} x {case['ny']} x {case['nz']}, {case['steps']} steps, "
           f"history every {case['output_every']}: {args.np} processes on {cores} cores, "

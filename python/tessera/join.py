@@ -10,7 +10,9 @@ the ones split added, decomposed variables assembled from their tiles at
 
 Values are copied bit-exactly (netCDF4 masking, scaling and char conversion are
 off on every variable), and memory stays bounded by one frame of one variable:
-the output is written variable by variable, record by record.
+the output is written variable by variable, record by record. NetCDF-4 pieces'
+storage (compression, shuffle, quantization, chunk shape) is kept per variable
+(join_storage.py), and the output line says which.
 
 Each argument names one file to join, by its base path or by any of its pieces;
 the pieces are always found from `tessera_split_nranks`, so `tessera join
@@ -29,6 +31,8 @@ import sys
 
 import netCDF4
 import numpy as np
+
+from .join_storage import summary, variable_storage
 
 #: Attributes split.c adds; everything else is the model's and is kept.
 SPLIT_VAR_ATTS = ("tessera_global_shape", "tessera_tile_start")
@@ -189,12 +193,13 @@ def plan(pieces: list, paths: list) -> tuple:
                 set_dim(d, size, path, name)
             var = vars_.setdefault(name, {
                 "dtype": pv.dtype, "dims": gdims, "rec": rec, "gshape": gshape,
-                "decomposed": decomposed, "tiles": [], "src": None,
+                "decomposed": decomposed, "tiles": [], "src": None, "pvars": [],
                 "atts": {a: v for a, v in atts.items() if a not in SPLIT_VAR_ATTS}})
             if (var["dtype"], var["dims"], var["gshape"], var["decomposed"]) != (
                     pv.dtype, gdims, gshape, decomposed):
                 raise JoinError(f"{path}: variable {name} differs from the other pieces "
                                 f"(type, dimensions, global shape or decomposition)")
+            var["pvars"].append(pv)  # for its storage (join_storage.py)
             if decomposed:
                 var["tiles"].append((pv, tuple(slice(s, s + c) for s, c in zip(start, count)),
                                      piece_nrec))
@@ -230,12 +235,19 @@ def write_joined(pieces: list, paths: list, out_path: str) -> dict:
                        if a not in SPLIT_GLOBAL_ATTS})
         for d in dim_order:
             out.createDimension(d, dims[d])
+        storages = []
         for name in var_order:
             var = vars_[name]
             atts = var["atts"]
-            # netCDF4 accepts _FillValue only at creation
-            ov = out.createVariable(name, var["dtype"], var["dims"],
-                                    fill_value=atts.get("_FillValue"))
+            storage = variable_storage(var["pvars"], var["rec"], var["gshape"])
+            storages.append(storage)
+            try:  # netCDF4 accepts _FillValue and the storage only at creation
+                ov = out.createVariable(name, var["dtype"], var["dims"],
+                                        fill_value=atts.get("_FillValue"), **storage.kwargs)
+                ov.setncatts(storage.atts)
+            except (RuntimeError, ValueError) as e:
+                raise JoinError(f"{paths[0]}: variable {name}: its storage "
+                                f"({storage.description}) cannot be written here: {e}") from None
             ov.set_auto_maskandscale(False)
             ov.set_auto_chartostring(False)
             ov.setncatts({a: v for a, v in atts.items() if a != "_FillValue"})
@@ -260,7 +272,8 @@ def write_joined(pieces: list, paths: list, out_path: str) -> dict:
                     ov[... if t is None else t] = data
     finally:
         out.close()
-    return {"variables": len(var_order), "records": nrec, "format": first.data_model}
+    return {"variables": len(var_order), "records": nrec, "format": first.data_model,
+            "storage": summary(storages)}
 
 
 def default_out_dir(base: str) -> str:
@@ -342,8 +355,9 @@ def main(argv=None) -> int:
             print(f"tessera join: {e}", file=sys.stderr)
             return 1
         if not args.quiet:
+            kept = f"; {info['storage']}" if info["storage"] else ""
             print(f"joined {info['pieces']} pieces -> {out} ({info['variables']} variables, "
-                  f"{info['records']} records, {info['format']})")
+                  f"{info['records']} records, {info['format']}{kept})")
     return 0
 
 

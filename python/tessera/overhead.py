@@ -34,6 +34,7 @@ from pathlib import Path
 
 from .launch import (BENCH_EXIT_NOTBUILT, add_case_options, add_launch_options, bench_or_say,
                      mpiexec_command)
+from .outpath import OutputPathError, output_dir, output_file, refuse, write_text
 from .textout import make_table, render
 
 #: strategy -> (hints, plain counterpart)
@@ -190,12 +191,16 @@ def main(argv=None) -> int:
         print(f"tessera overhead: choose strategies from {', '.join(PAIRS)}, process counts "
               f">= 1 and --repeat >= 1", file=sys.stderr)
         return 2
+    try:  # before the runs, which take minutes
+        out = output_dir(args.out)
+        if args.json:
+            output_file(args.json)
+        write_text(out / "runs.log", "")
+    except OutputPathError as e:
+        return refuse("overhead", e)
     bench = bench_or_say("overhead", args.bench)
     if not bench:
         return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "runs.log").write_text("", encoding="utf-8")
     env = dict(os.environ)
     env.pop("TESSERA_HINTS", None)  # each side runs with its own hints
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
@@ -224,6 +229,9 @@ def main(argv=None) -> int:
     if args.json:
         dump = {"rows": rows, "runs": {f"{np} {side}": recs
                                        for (np, side), recs in records.items()}}
-        Path(args.json).write_text(json.dumps(dump, indent=2) + "\n", encoding="utf-8")
+        try:
+            write_text(args.json, json.dumps(dump, indent=2) + "\n")
+        except OutputPathError as e:
+            return refuse("overhead", e)
     failed = [r for r in rows if "error" in r and not r.get("notbuilt")]
     return 1 if failed else 0

@@ -17,6 +17,7 @@ import json
 import os
 import sys
 
+from .outpath import OutputPathError, output_file, refuse
 from .stats_rules import advise, counters, human, num, part
 from .textout import table_text
 
@@ -127,6 +128,11 @@ def matches(rec: dict, glob: str) -> bool:
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.png:
+        try:  # before the table is printed
+            output_file(args.png)
+        except OutputPathError as e:
+            return refuse("stats", e)
     records, skipped = [], 0
     for path in args.files:
         try:
@@ -161,6 +167,9 @@ def main(argv=None) -> int:
             draw(records, args.png)
         except ImportError:
             print("tessera stats: --png needs matplotlib (make venv)", file=sys.stderr)
+            return 2
+        except OSError as e:  # the checks above passed, the write did not (disk full)
+            print(f"tessera stats: cannot write {args.png}: {e.strerror or e}", file=sys.stderr)
             return 2
         if not args.json:
             print(f"chart: {args.png}")

@@ -1,6 +1,9 @@
 ! Writes a WRF-shaped file through the Fortran module: a 3-D field
 ! a(i,k,j)-free layout (i fastest), a halo'd memory array, a 2-D int field,
-! Times, attributes; verify_fortran (C) then checks every value.
+! Times, attributes; verify_fortran (C) then checks every value. Frames are
+! given both as default integers and as integer(c_int64_t), and read back
+! with an int64 frame; a tsr_create refused for a bad hint must say why in
+! tsr_last_error.
 program test_fortran
   use mpi
   use tessera
@@ -15,7 +18,8 @@ program test_fortran
   type(tsr_decomp_t) :: d3, d2
   type(tsr_file_t) :: f
   real(c_float), allocatable :: temp(:, :, :)
-  integer(c_int), allocatable :: mask(:, :)
+  integer(c_int), allocatable :: mask(:, :), mask_in(:, :)
+  real(c_float), allocatable :: temp_in(:, :, :)
   character(len=256) :: path, hints
   character(len=19) :: times
 
@@ -42,6 +46,12 @@ program test_fortran
   rc = tsr_decomp_box(ctx, [int(nx, c_int64_t), int(ny, c_int64_t)], [1_c_int64_t, jl0], &
                       [int(nx, c_int64_t), jn], d2)
   call check(rc, TSR_OK, "tsr_decomp_box 2-D")
+  ! A refused create leaves no handle and says why on every rank.
+  rc = tsr_create(ctx, trim(path) // ".bad", "aggregators=two", f)
+  call check(rc, TSR_EHINT, "tsr_create with aggregators=two")
+  if (c_associated(f%p)) call fail_with("tsr_create refused but left a handle")
+  if (index(tsr_last_error(), "aggregators=two") == 0) &
+    call fail_with("tsr_last_error() does not name the hint: '" // tsr_last_error() // "'")
   rc = tsr_create(ctx, trim(path), trim(hints), f)
   if (rc == TSR_ENOTBUILT) then  ! the same on every rank: CTest reports a skip (77)
     if (rank == 0) print '(a,a,a)', "fortran: SKIPPED (", trim(hints), " is not built into this library)"
@@ -79,16 +89,35 @@ program test_fortran
       end do
     end do
     write(times, '(a,i1,a)') "2026-01-01_0", t - 1, ":00:00"
-    call check(tsr_put(f, vt, t, d3, temp), TSR_OK, "put T")
-    call check(tsr_put_global(f, vtimes, t, times), TSR_OK, "put Times")
+    if (t == 1) then  ! the frame as a default integer, then as integer(c_int64_t)
+      call check(tsr_put(f, vt, t, d3, temp), TSR_OK, "put T")
+      call check(tsr_put_global(f, vtimes, t, times), TSR_OK, "put Times")
+    else
+      call check(tsr_put(f, vt, int(t, c_int64_t), d3, temp), TSR_OK, "put T, int64 frame")
+      call check(tsr_put_global(f, vtimes, int(t, c_int64_t), times), TSR_OK, &
+                 "put Times, int64 frame")
+    end if
   end do
   do j = j0, j1
     do i = 1, nx
       mask(i, j) = (i - 1) + 100 * (j - 1)
     end do
   end do
-  call check(tsr_put(f, vm, 1, d2, mask), TSR_OK, "put MASK")
+  call check(tsr_put(f, vm, 1_c_int64_t, d2, mask), TSR_OK, "put MASK, int64 frame")
   call check(tsr_close(f), TSR_OK, "close")
+  ! Read back with int64 frames: the last frame of T (still in temp) and MASK.
+  allocate(temp_in, mold=temp)
+  allocate(mask_in, mold=mask)
+  temp_in = -2.0
+  mask_in = -2
+  call check(tsr_open(ctx, trim(path), "", f), TSR_OK, "open")
+  call check(tsr_inq_varid(f, "T", vt), TSR_OK, "inq_varid T")
+  call check(tsr_inq_varid(f, "MASK", vm), TSR_OK, "inq_varid MASK")
+  call check(tsr_get(f, vt, 2_c_int64_t, d3, temp_in), TSR_OK, "get T, int64 frame")
+  call check(tsr_get(f, vm, 1_c_int64_t, d2, mask_in), TSR_OK, "get MASK, int64 frame")
+  call check(tsr_close(f), TSR_OK, "close after reading")
+  if (maxval(abs(temp_in(1:nx, :, j0:j1) - temp(1:nx, :, j0:j1))) > 0) call fail_with("T read back differs")
+  if (any(mask_in /= mask)) call fail_with("MASK read back differs")
   call tsr_decomp_free(d3)
   call tsr_decomp_free(d2)
   call check(tsr_finalize(ctx), TSR_OK, "finalize")
@@ -99,6 +128,11 @@ program test_fortran
   call MPI_Finalize(ierr)
   if (fails /= 0) error stop 1
 contains
+  subroutine fail_with(what)
+    character(len=*), intent(in) :: what
+    fails = fails + 1
+    print '(a,i0,a,a)', "[rank ", rank, "] ", what
+  end subroutine
   subroutine check(got, want, what)
     integer, intent(in) :: got, want
     character(len=*), intent(in) :: what

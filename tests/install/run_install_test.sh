@@ -7,8 +7,9 @@
 # Then, with LD_LIBRARY_PATH, PKG_CONFIG_PATH and PYTHONPATH unset: RUNPATHs,
 # the installed benchmarks (--version, a checked run), a C consumer through
 # find_package(Tessera), another through pkg-config and tessera-config with
-# the plain C compiler (so the flags must carry MPI), a Fortran consumer, and
-# the installed `tessera` command.
+# the plain C compiler (so the flags must carry MPI), a Fortran consumer (also
+# built with `tessera-config --fc --fflags --flibs` alone), and the installed
+# `tessera` command.
 set -eu
 mode=$1 build=$2 src=$3 mpiexec=$4
 shift 4
@@ -108,6 +109,17 @@ if [ "$("$prefix/bin/tessera-config" --has-fortran)" = yes ]; then
       || fail "pkg-config tessera-fortran consumer run"
     ok "Fortran consumer via pkg-config tessera-fortran (mpif90)"
   fi
+  # ... and with tessera-config alone, as nc-config users do: --fc is the MPI
+  # Fortran wrapper, so the consumer's `use mpi` builds with --fflags/--flibs.
+  tc="$prefix/bin/tessera-config"
+  fc=$("$tc" --fc)
+  [ -n "$fc" ] || fail "tessera-config --fc is empty with the Fortran module built"
+  $fc "$here/consumer_fortran/consumer.F90" -o "$work/consumer_ftc" $("$tc" --fflags) \
+      $("$tc" --flibs) || fail "tessera-config --fc ($fc) --fflags --flibs consumer build"
+  mpirun $flags -n 2 "$work/consumer_ftc" "$work/ftc.nc" | grep -q "consumer_fortran: ok" \
+    || fail "tessera-config Fortran consumer run"
+  ncdump "$work/ftc.nc" | grep -q "v = 1, 2, 3, 4, 1, 2, 3, 4" || fail "tessera-config Fortran consumer output"
+  ok "Fortran consumer via \$(tessera-config --fc) --fflags --flibs ($fc)"
 fi
 
 # The installed `tessera` command (the Python tools).
