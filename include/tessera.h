@@ -128,7 +128,8 @@ TSR_EXTERN const char *tsr_errname(int err);
 
 /**
  * Why the most recent failing call on this thread that returns no handle to
- * ask (tsr_init, tsr_create, tsr_open, tsr_finalize) failed, in the style of dlerror():
+ * ask (tsr_init, tsr_create, tsr_open, tsr_close, tsr_abort, tsr_finalize)
+ * failed, in the style of dlerror():
  * e.g. "hint 'aggregators=two': expected an integer >= 1 (in TESSERA_HINTS)".
  * The same text on every rank (the failing rank's message is shared when the
  * error is agreed). "" when there is none. Valid until the next such call on
@@ -324,8 +325,16 @@ TSR_EXTERN int tsr_enddef(tsr_file *f);
  * unchanged until the next tsr_flush or tsr_close of @p f, and Tessera may
  * write from it then without copying it now (as ADIOS2's deferred puts).
  * With strategy=servers the code may be an earlier file's failure, reported
- * at the first put, flush or close after the servers told of it: this put
- * itself succeeded, and tsr_backend_error names the failed file.
+ * at the first put or flush after the servers told of it, and
+ * tsr_backend_error names the failed file.
+ *
+ * A failure once the data started moving (any code but those of the
+ * argument checks: TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EINVAL,
+ * TSR_ESTATE, which change nothing) fails the file for good, as does one of
+ * tsr_put_typed, tsr_put_global or tsr_flush: later calls go on, but
+ * tsr_close then removes the file and returns this first failure (see
+ * tsr_close). An earlier file's failure reported here counts too: the caller
+ * cannot tell what it skipped because of it.
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EIO, TSR_ENOSPC.
  */
 TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
@@ -355,9 +364,27 @@ TSR_EXTERN int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void 
 TSR_EXTERN int tsr_flush(tsr_file *f);
 
 /** Flush and close; frees the handle and sets *f = NULL, also on error.
+ *  Collective. The file appears under its final name only when every put,
+ *  flush and drain of it and this close succeeded on every rank; otherwise
+ *  nothing of it is left (not the temporary `<path>.tessera-tmp`, no split
+ *  piece, nothing staged) and the code is the first failure, the same on
+ *  every rank, with its message in tsr_last_error(). So 0 means the file is
+ *  complete (with `stage_dir`: complete in the stage, drained to its final
+ *  path in the background).
  *  With `servers` it returns without waiting for the servers' write
- *  (tsr_open, tsr_flush of a later file and tsr_finalize wait). Collective. */
+ *  (tsr_open, tsr_flush of a later file and tsr_finalize wait); a failure
+ *  the servers meet later deletes the file and is reported then.
+ *  @return 0, TSR_EIO, TSR_ENOSPC, TSR_EACCES, TSR_ENOMEM, TSR_EMPI, ... */
 TSR_EXTERN int tsr_close(tsr_file **f);
+
+/** Give a file up: nothing of it is left (temporaries, split pieces, staged
+ *  copies; with `servers`, the servers delete it), nothing is renamed, and
+ *  data not yet written is dropped. Frees the handle and sets *f = NULL. For
+ *  a model that stops writing a file it cannot complete. In define mode it
+ *  only frees; a file opened with tsr_open is closed. Collective: when it
+ *  returns, every rank's part is gone.
+ *  @return 0, or TSR_EINVAL for a NULL handle. */
+TSR_EXTERN int tsr_abort(tsr_file **f);
 
 /**
  * Open an existing NetCDF file for reading (restart files, verification).

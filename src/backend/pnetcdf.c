@@ -28,6 +28,7 @@
 #include "backend/backend.h"
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
+#include "backend/classic_gaps.h"
 
 #define LIB "PnetCDF"
 
@@ -53,6 +54,9 @@ struct tsr__bfile {
   int64_t *begin;   /* file offset of each variable (of its record 0), fixed at enddef */
   int64_t recsize;  /* bytes between records */
   int64_t max_end;  /* end of the highest byte this rank has posted */
+  int64_t nrecs_put; /* highest record this rank has posted + 1 */
+  int64_t verified_end; /* the file was seen to reach this byte (every rank: agreed) */
+  int created;          /* 1: created here (written), 0: opened for reading */
   MPI_Offset buffer_bytes; /* attached buffer size; 0: none attached */
   int64_t pending;         /* bytes posted (bput + iput) since the last wait */
   int nreq, reqcap;
@@ -293,6 +297,7 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
     }
     all = agree(bf->comm, rc);
   }
+  bf->created = 1;
   if (all) {
     if (!rc) tsr__berr_plain(err, all, LIB, "creating %s failed on another rank", path);
     /* ncmpi_abort deletes a file it created that never left define mode;
@@ -451,10 +456,72 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
   for (int i = 0; i < v->nd; i++) last[i] = start[i] + count[i] - 1;
   int64_t end = elem_offset(bf, varid, frame, last) + (int64_t)v->esize;
   if (end > bf->max_end) bf->max_end = end;
+  if (v->is_record && frame + 1 > bf->nrecs_put) bf->nrecs_put = frame + 1;
   return 0;
 }
 
 static int64_t tsr__pnc_pending_bytes(const tsr__bfile *bf) { return bf->pending; }
+
+/* Zeros over the padding and gaps of the file (classic_gaps.h), @p fd open
+ * for writing, @p size bytes long, @p nrecs records. Returns 0 or errno. */
+static int zero_padding(const tsr__bfile *bf, int fd, int64_t size, int64_t nrecs) {
+  tsr__classic_var *cv = malloc((size_t)(bf->nvars > 0 ? bf->nvars : 1) * sizeof *cv);
+  if (!cv) return ENOMEM;
+  for (int v = 0; v < bf->nvars; v++) {
+    cv[v].begin = bf->begin[v];
+    cv[v].bytes = tsr__block_elems(bf->vars[v].nd, bf->vars[v].shape) * (int64_t)bf->vars[v].esize;
+    cv[v].is_record = bf->vars[v].is_record;
+  }
+  int e = tsr__classic_zero_gaps(fd, size, cv, bf->nvars, bf->recsize, nrecs);
+  free(cv);
+  return e;
+}
+
+/* Open MPI's OMPIO returns MPI_SUCCESS from a write that stopped short
+ * (file size limit, full disk: the status counts 0 bytes), and PnetCDF counts
+ * requested rather than written bytes, so such a loss is silent. After every
+ * wait and at close the file must reach the highest byte any rank posted;
+ * rank 0 checks (open + fstat, which revalidates NFS attributes) and tells
+ * the others, unless no rank posted past what was seen before. A path with
+ * an MPI-IO prefix ("lustre:...") cannot be opened and is not checked. At
+ * close (@p closing, every rank's writes done) rank 0 also writes zeros over
+ * the bytes no variable owns (classic_gaps.h) of a good file. */
+static int check_file_end(tsr__bfile *bf, int closing, tsr__berr *err) {
+  long long mine[2] = {bf->max_end, bf->nrecs_put}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, bf->comm);
+  long long need = all[0];
+  if (!closing && need <= bf->verified_end) return 0;
+  int rank;
+  MPI_Comm_rank(bf->comm, &rank);
+  long long seen[2] = {-1, 0}; /* the file's size; errno of the zeros */
+  /* Never a file opened for reading; nor one that failed: not worth it. */
+  int zero_gaps = closing && err && bf->created;
+  if (rank == 0 && (need > 0 || zero_gaps)) {
+    int fd = open(bf->path, zero_gaps ? O_RDWR : O_RDONLY);
+    struct stat sb;
+    if (fd >= 0) {
+      if (fstat(fd, &sb) == 0) seen[0] = (long long)sb.st_size;
+      if (zero_gaps && seen[0] >= need) seen[1] = zero_padding(bf, fd, seen[0], all[1]);
+      close(fd);
+    }
+  }
+  MPI_Bcast(seen, 2, MPI_LONG_LONG, 0, bf->comm);
+  if (seen[1])
+    return tsr__berr_plain(err, tsr__berr_from_errno((int)seen[1]), LIB,
+                           "writing zeros over the padding of %s: %s", bf->path,
+                           strerror((int)seen[1]));
+  if (seen[0] < 0 || seen[0] >= need) {
+    bf->verified_end = need;
+    return 0;
+  }
+  int rc = tsr__berr_plain(err, TSR_ENOSPC, LIB,
+                           "file is %lld bytes but blocks were written up to byte %lld: a write "
+                           "stopped short without an error (no space or file size limit?) "
+                           "(path %s)",
+                           seen[0], need, bf->path);
+  if (err) err->code = NC_EWRITE;
+  return rc;
+}
 
 static int tsr__pnc_flush(tsr__bfile *bf, tsr__berr *err) {
   int n = bf->nreq, rc = 0;
@@ -478,37 +545,11 @@ static int tsr__pnc_flush(tsr__bfile *bf, tsr__berr *err) {
   free_copies(bf);
   bf->nreq = 0;
   bf->pending = 0;
-  return rc;
-}
-
-/* Open MPI's OMPIO returns MPI_SUCCESS from a write that stopped short
- * (file size limit, full disk), and PnetCDF counts requested rather than
- * written bytes, so such a loss is silent. Once every rank has closed, the
- * file must reach the highest byte any rank wrote; rank 0 checks (open +
- * fstat, which revalidates NFS attributes) and tells the others. A path
- * with an MPI-IO prefix ("lustre:...") cannot be opened and is not checked. */
-static int check_file_end(tsr__bfile *bf, tsr__berr *err) {
-  long long mine = bf->max_end, need = 0, size = -1;
-  MPI_Allreduce(&mine, &need, 1, MPI_LONG_LONG, MPI_MAX, bf->comm);
-  int rank;
-  MPI_Comm_rank(bf->comm, &rank);
-  if (rank == 0 && need > 0) {
-    int fd = open(bf->path, O_RDONLY);
-    struct stat sb;
-    if (fd >= 0) {
-      if (fstat(fd, &sb) == 0) size = (long long)sb.st_size;
-      close(fd);
-    }
-  }
-  MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, bf->comm);
-  if (size < 0 || size >= need) return 0;
-  int rc = tsr__berr_plain(err, TSR_ENOSPC, LIB,
-                           "file is %lld bytes but blocks were written up to byte %lld: a write "
-                           "stopped short without an error (no space or file size limit?) "
-                           "(path %s)",
-                           size, need, bf->path);
-  if (err) err->code = NC_EWRITE;
-  return rc;
+  /* A write that stopped short is reported by nobody (below): look now,
+   * while the loss is at the end of the file, before later writes cover it
+   * and the close could not tell. Collective, whatever rc is. */
+  int st2 = check_file_end(bf, 0, rc ? NULL : err);
+  return rc ? rc : st2;
 }
 
 static int tsr__pnc_close(tsr__bfile *bf, tsr__berr *err) {
@@ -521,7 +562,7 @@ static int tsr__pnc_close(tsr__bfile *bf, tsr__berr *err) {
   errno = 0;
   if ((st = ncmpi_close(bf->ncid)) && !rc)
     rc = pnc_fail(err, st, errno, "ncmpi_close", bf->path, NULL);
-  st = check_file_end(bf, rc ? NULL : err); /* collective: called whatever rc is */
+  st = check_file_end(bf, 1, rc ? NULL : err); /* collective: called whatever rc is */
   if (!rc) rc = st;
   free_file(bf);
   return rc;

@@ -312,7 +312,7 @@ int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t 
 
 /* The schema is complete: agree on it (one reduction over the define log by
  * default), then let the strategy lay the file out. */
-static int end_define(tsr_file *f) {
+int tsr__file_end_define(tsr_file *f) {
   int rc = define_check(f);
   if (f->in_define) {
     char msg[sizeof f->berr.message] = "";
@@ -337,9 +337,23 @@ int tsr_enddef(tsr_file *f) {
   /* Opened for reading: never in define mode; a failed enddef: only close is left. */
   if (!f->strategy) TSR_LEAVE(f, tsr__file_agree(f, f->reader ? TSR_EMODE : TSR_ESTATE));
   int was_defining = f->in_define;
-  int rc = end_define(f);
+  int rc = tsr__file_end_define(f);
   if (rc && was_defining) f->strategy = NULL; /* in data mode (EMODE) the file stays good */
   TSR_LEAVE(f, rc);
+}
+
+/* The agreed result of a data call's strategy op. Its first failure sticks
+ * to the file (f->failed): data may be lost from then on, so tsr_close
+ * removes the file instead of renaming it and returns that failure. A call
+ * refused by its checks, before the strategy ran, changed nothing and does
+ * not count: the program may correct it and go on. */
+static int data_done(tsr_file *f, int rc) {
+  rc = tsr__file_agree(f, rc);
+  if (rc && !f->failed) {
+    f->failed = rc;
+    f->failed_berr = f->berr;
+  }
+  return rc;
 }
 
 /* The checks common to tsr_put and tsr_put_global, on this rank's arguments. */
@@ -394,7 +408,7 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
-    rc = tsr__file_agree(f, f->strategy->put(f, varid, frame, sd, sbuf));
+    rc = data_done(f, f->strategy->put(f, varid, frame, sd, sbuf));
   }
   TSR_LEAVE(f, rc);
 }
@@ -438,7 +452,7 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
       for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)src)[i];
       rc = f->strategy->put(f, varid, frame, sd, copy ? (const void *)copy : src);
     }
-    rc = tsr__file_agree(f, rc);
+    rc = data_done(f, rc);
   }
   free(copy);
   TSR_LEAVE(f, rc);
@@ -452,7 +466,7 @@ int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     if (f->ctx->rank == 0) count_put(f, varid, frame, tsr__var_frame_elems(&f->schema, varid));
-    rc = tsr__file_agree(f, f->strategy->put_global(f, varid, frame, buf));
+    rc = data_done(f, f->strategy->put_global(f, varid, frame, buf));
   }
   TSR_LEAVE(f, rc);
 }
@@ -461,43 +475,8 @@ int tsr_flush(tsr_file *f) {
   if (!f) return TSR_EINVAL;
   TSR_ENTER(f);
   int rc = tsr__file_agree(f, f->strategy && !f->in_define ? 0 : TSR_EMODE);
-  if (!rc) rc = tsr__file_agree(f, f->strategy->flush(f));
+  if (!rc) rc = data_done(f, f->strategy->flush(f));
   TSR_LEAVE(f, rc);
-}
-
-int tsr_close(tsr_file **pf) {
-  if (!pf || !*pf) return TSR_EINVAL;
-  tsr_file *f = *pf;
-  tsr_ctx *ctx = f->ctx;
-  double t0 = tsr__now();
-  int rc = 0;
-  if (f->strategy && f->in_define) { /* closed without enddef: write the schema */
-    rc = end_define(f);
-    if (rc) f->strategy = NULL;
-  }
-  if (f->strategy && !f->in_define) {
-    rc = tsr__file_agree(f, f->strategy->close(f));
-    /* The final names appear only now, when every rank's part is complete. */
-    if (f->strategy->finish) {
-      int frc = f->strategy->finish(f, rc == 0);
-      if (!rc) rc = tsr__file_agree(f, frc);
-    }
-    f->st.closed_at = tsr__now();
-  }
-  if (f->reader) rc = tsr__file_agree(f, tsr__reader_close(f)); /* opened by tsr_open */
-  double dt = tsr__now() - t0;
-  f->st.blocked_s += dt;
-  ctx->stats.blocked_s += dt;
-  ctx->stats.writer_s += f->st.writer_s;
-  ctx->stats.bytes_written += f->st.bytes_written;
-  if (f->st.peak_buffer > ctx->stats.peak_buffer_bytes)
-    ctx->stats.peak_buffer_bytes = f->st.peak_buffer;
-  ctx->stats.files_closed++;
-  if (f->strategy) tsr__stats_report(f); /* collective; prints nothing unless asked */
-  ctx->nopen--;
-  tsr__file_free(f);
-  *pf = NULL;
-  return rc;
 }
 
 int tsr_inq_varid(const tsr_file *f, const char *name, int *varid) {

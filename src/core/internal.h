@@ -110,6 +110,13 @@ struct tsr_file {
   void *sdata;   /* strategy-private state */
   int last_err;
   tsr__berr berr;
+  /* The first failure of a data call once its strategy ran (put, put_global,
+   * flush: data may be lost), with its message; 0 while every one succeeded.
+   * Sticky: tsr_close then removes the file instead of renaming it and
+   * returns this code (file_close.c). Set from agreed codes, so the same on
+   * every rank. */
+  int failed;
+  tsr__berr failed_berr;
   tsr__fstats st;
   /* Non-NULL for a file opened by tsr_open (src/core/read.c): read-only, in
    * data mode, with no strategy (strategy stays NULL). */
@@ -132,6 +139,10 @@ int tsr__ctx_settle(tsr_ctx *ctx);
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out);
 /* Free a handle and what it owns (schema, path, reader); accepts NULL. */
 void tsr__file_free(tsr_file *f);
+/* tsr_enddef's work (file.c): agree on the define log, let the strategy lay
+ * the file out; on failure the strategy has released what it made. Also
+ * tsr_close's, for a file closed in define mode. */
+int tsr__file_end_define(tsr_file *f);
 
 /* Close the backend file of a file opened for reading and free the reader
  * (collective for parallel backends); tsr_close frees the rest. */

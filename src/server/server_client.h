@@ -55,6 +55,7 @@ typedef struct {
   tsr__srv_slabs slabs; /* serial and whole-levels: the slab layouts, per variable */
   int stream;           /* frames_per_outfile stream, or -1 */
   int64_t frames;       /* record frames put so far (highest + 1) */
+  int opened;           /* 1 once enddef handed the file to the servers */
 } tsr__srv_cfile;
 
 /* A model rank's state: index @p m, a ring of @p ring_bytes (allocated at the
@@ -93,8 +94,10 @@ int tsr__srv_handoff_run_pieces(tsr__srv_client *cl, tsr__srv_cfile *cf, const t
                                 const void *buf, size_t es, int how, int t, int dest);
 int tsr__srv_handoff_global(tsr__srv_client *cl, const tsr__srv_cfile *cf, const tsr__wire_hdr *h,
                             const void *buf, int64_t bytes);
-/* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL). */
-int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int dest);
+/* A header-only control message (OPEN without payload, FLUSH, CLOSE, FINAL);
+ * @p err travels in the header (CLOSE: the file failed on the model side or
+ * was abandoned, and the servers delete it; 0 otherwise). */
+int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int err, int dest);
 
 /* ---- server_pick.c: which group writes a new file. ---- */
 /* Round-robin over files, or with server_pick=idle the first group with no
@@ -126,8 +129,8 @@ int tsr__srv_wait_file(tsr__srv_client *cl, int file);
  * reported at a call on another file must say which file failed. */
 void tsr__srv_berr_name(tsr__berr *b, const char *path);
 /* The first error of a finished file not reported yet (marked reported now);
- * its message names the file. */
-int tsr__srv_take_error(tsr__srv_client *cl, tsr__berr *berr);
+ * its message names the file. @p file >= 0: that file's error only. */
+int tsr__srv_take_error(tsr__srv_client *cl, int file, tsr__berr *berr);
 /* Number of unfinished files of @p group. */
 int tsr__srv_group_busy(const tsr__srv_client *cl, int group);
 /* Move the servers' figures of a finished @p file into @p io (valid = 1). */

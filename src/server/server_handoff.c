@@ -10,7 +10,7 @@
 #include "core/internal.h"
 #include "server/server_client.h"
 
-int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int dest) {
+int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int err, int dest) {
   int64_t off = tsr__ring_reserve(&cl->ring, sizeof(tsr__wire_hdr));
   if (off < 0) {
     /* No ring (its allocation failed): sent from the stack, blocking, since
@@ -20,12 +20,14 @@ int tsr__srv_send_control(tsr__srv_client *cl, int op, int file, int dest) {
     memset(&h, 0, sizeof h);
     h.op = op;
     h.file = file;
+    h.err = err;
     return tsr__tp_send(&cl->tp, &h, sizeof h, dest, TSR__WIRE_TAG_HDR) ? TSR_EMPI : 0;
   }
   tsr__wire_hdr *h = (tsr__wire_hdr *)(cl->ring.buf + off);
   memset(h, 0, sizeof *h);
   h->op = op;
   h->file = file;
+  h->err = err;
   return tsr__ring_send(&cl->ring, off, sizeof *h, dest, TSR__WIRE_TAG_HDR);
 }
 

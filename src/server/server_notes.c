@@ -140,8 +140,10 @@ void tsr__srv_berr_name(tsr__berr *b, const char *path) {
   b->message[n] = '\0';
 }
 
-int tsr__srv_take_error(tsr__srv_client *cl, tsr__berr *berr) {
-  for (int i = 0; i < cl->ntracks; i++) {
+int tsr__srv_take_error(tsr__srv_client *cl, int file, tsr__berr *berr) {
+  int lo = file >= 0 ? file : 0, hi = file >= 0 ? file + 1 : cl->ntracks;
+  if (hi > cl->ntracks) hi = cl->ntracks;
+  for (int i = lo; i < hi; i++) {
     tsr__srv_track *t = &cl->tracks[i];
     if (t->expected == 0 || unfinished(t) || !t->status || t->reported) continue;
     t->reported = 1;

@@ -41,7 +41,9 @@ enum {
 
 typedef struct {
   int32_t op, file, varid, nd;
-  int32_t err;      /* PUT/PUTG: the client failed to hand its data over (ENOMEM, ETOOBIG) */
+  int32_t err;      /* PUT/PUTG: the client failed to hand its data over (ENOMEM, ETOOBIG);
+                     * CLOSE: the file failed on the model side, or was abandoned
+                     * (tsr_abort): the servers delete it */
   int32_t nholes;   /* PUT (parallel): hole boxes after the header (model rank 0; flat: each its share) */
   int32_t npieces;  /* PUT (serial): DATA messages that follow from this client */
   int32_t parallel; /* OPEN: 1 the file's backend is parallel (every server writes);

@@ -328,6 +328,9 @@ int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *
   while (*pp && (*pp)->id != h->file) pp = &(*pp)->next;
   tsr__srv_file *sf = *pp;
   if (!sf) return TSR_ESTATE;
+  /* The model failed the file or gave it up (err, the same from every first
+   * client of the group): deleted, never renamed, whatever was written. */
+  if (!sf->status && h->err) tsr__srv_fail(sf, h->err);
   if (!sf->status) {
     int rc = tsr__sink_close(&sf->sink); /* every byte written, under the temporary name */
     if (sf->parallel) rc = tsr__agree(s->gcomm, rc ? rc : sf->lerr);

@@ -3,9 +3,11 @@
  * model rank 0 while statistics are on, for the servers' figures). Errors
  * the servers meet come back to model rank 0 in notes and acknowledgements;
  * the API layer's agreement then gives every model rank the same code.
- * Model rank 0 looks for notes (without waiting) at every put, flush and
- * close, so a failed file is reported at the first of those calls after its
- * note arrived, whichever file the call is on, naming the failed file. */
+ * Model rank 0 looks for notes (without waiting) at every put and flush, so
+ * a failed file is reported at the first of those calls after its note
+ * arrived, whichever file the call is on, naming the failed file; that call
+ * fails its own file too (core/file_close.c). A close reports only its own
+ * file's failure, so that a close that fails never leaves its file final. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,9 @@ static int v_enddef(tsr_file *f) {
   int64_t off = -1, len = 0;
   if (!rc && cf->first) rc = pack_open(f, cf, &off, &len);
   rc = tsr__agree(f->ctx->comm, rc);
+  /* From here the servers hold the file (the same answer on every rank):
+   * aborting it means telling them to delete it. */
+  cf->opened = !rc;
   if (rc && cl->m == 0)
     tsr__srv_track_open(cl, cf->id, cf->group, 0, 0, NULL); /* expects nothing */
   if (off >= 0) {
@@ -116,7 +121,7 @@ static int earlier_error(tsr_file *f, int upto) {
   if (cl->m != 0) return 0;
   int rc = tsr__srv_poll_notes(cl, upto);
   tsr__berr berr;
-  int err = rc ? rc : tsr__srv_take_error(cl, &berr);
+  int err = rc ? rc : tsr__srv_take_error(cl, -1, &berr);
   if (err && !rc) f->berr = berr;
   return err;
 }
@@ -214,7 +219,7 @@ static int v_flush(tsr_file *f) {
   tsr__srv_client *cl = f->ctx->servers;
   tsr__srv_cfile *cf = f->sdata;
   int rc = 0;
-  if (cf->first) rc = tsr__srv_send_control(cl, TSR__WIRE_FLUSH, cf->id, cf->server);
+  if (cf->first) rc = tsr__srv_send_control(cl, TSR__WIRE_FLUSH, cf->id, 0, cf->server);
   rc = commit(cl, rc);
   if (cf->first) {
     tsr__wire_reply r;
@@ -232,36 +237,68 @@ static int v_flush(tsr_file *f) {
   return rc ? rc : earlier;
 }
 
-/* Close hands the file over and returns: errors of earlier files whose notes
- * arrived meanwhile are reported now, the others at a later call. With
- * statistics on, model rank 0 first waits for this file's notes, whose
- * figures become the file's writer-side record (f->st.io), reported by the
- * API layer right after; its error, if any, is then reported here too. */
-static int v_close(tsr_file *f) {
+/* Hand the end of the file to the servers: CLOSE from each first client,
+ * with @p err nonzero when they are to delete the file rather than complete
+ * it (its note then carries err, which model rank 0 counts as reported: the
+ * model was told by the call that failed, or gave the file up itself). */
+static int hand_close(tsr_file *f, tsr__srv_cfile *cf, int err) {
   tsr__srv_client *cl = f->ctx->servers;
-  tsr__srv_cfile *cf = f->sdata;
-  int rc = commit(cl, cf->first ? tsr__srv_send_control(cl, TSR__WIRE_CLOSE, cf->id, cf->server)
+  int rc = commit(cl, cf->first ? tsr__srv_send_control(cl, TSR__WIRE_CLOSE, cf->id, err,
+                                                        cf->server)
                                 : 0);
   if (cf->stream >= 0 && cf->frames == 0) tsr__srv_stream_add(cl, cf->stream, 1);
-  if (cl->m == 0) tsr__srv_track_close(cl, cf->id);
+  if (cl->m == 0) {
+    tsr__srv_track_close(cl, cf->id);
+    if (err) tsr__srv_track_reported(cl, cf->id);
+  }
   tsr__ring_progress(&cl->ring, 0);
   tsr__fstats_buffer(&f->st, cl->ring.peak);
-  if (cl->m == 0 && !rc && stats_on()) {
-    rc = tsr__srv_wait_file(cl, cf->id);
-    if (!rc) tsr__srv_file_figures(cl, cf->id, &f->st.io);
-  }
-  int earlier = earlier_error(f, TSR__NOTES_NOW);
+  return rc;
+}
+
+static void keep_server_figures(tsr_file *f) {
+  tsr__srv_client *cl = f->ctx->servers;
   if (cl->server_writer_s > f->ctx->stats.server_writer_s)
     f->ctx->stats.server_writer_s = cl->server_writer_s;
   if (cl->server_peak > f->ctx->stats.server_peak_bytes)
     f->ctx->stats.server_peak_bytes = cl->server_peak;
   if (cl->server_msgs > f->ctx->stats.server_msgs_received)
     f->ctx->stats.server_msgs_received = cl->server_msgs;
-  free_state(f);
-  return rc ? rc : earlier;
 }
 
-static void v_abort(tsr_file *f) { free_state(f); } /* nothing was sent (agreed first) */
+/* Close hands the file over and returns. It reports no other file's
+ * failure: a close that returns an error must leave its file deleted, and
+ * this one is on its way to the servers; those errors come at the next put,
+ * flush or tsr_finalize. With statistics on, model rank 0 waits for this
+ * file's notes, whose figures become the file's writer-side record
+ * (f->st.io), reported by the API layer right after; its own error, if any,
+ * is then reported here (the servers have deleted the file). */
+static int v_close(tsr_file *f) {
+  tsr__srv_client *cl = f->ctx->servers;
+  tsr__srv_cfile *cf = f->sdata;
+  int rc = hand_close(f, cf, 0);
+  if (cl->m == 0 && !rc && stats_on()) {
+    rc = tsr__srv_wait_file(cl, cf->id);
+    if (!rc) tsr__srv_file_figures(cl, cf->id, &f->st.io);
+    tsr__berr berr;
+    int own = rc ? 0 : tsr__srv_take_error(cl, cf->id, &berr);
+    if (own) {
+      rc = own;
+      f->berr = berr;
+    }
+  }
+  keep_server_figures(f);
+  free_state(f);
+  return rc;
+}
+
+/* After a failed enddef nothing was handed over (agreed first); a file the
+ * servers hold (it failed on the model side, or tsr_abort) is deleted. */
+static void v_abort(tsr_file *f) {
+  tsr__srv_cfile *cf = f->sdata;
+  if (cf && cf->opened) hand_close(f, cf, f->failed ? f->failed : TSR_ESTATE);
+  free_state(f);
+}
 
 /* Several tasks per group write in parallel (each its own clients' tiles);
  * a single task writes alone, through a serial backend. */
@@ -293,7 +330,7 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
   int t = tsr__srv_task_of(&cl->L, cl->m);
   int first = cl->m == tsr__srv_block_lo(&cl->L, t);
   for (int g = 0; first && g < cl->L.G; g++) {
-    int r = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, tsr__srv_server_rank(&cl->L, g, t));
+    int r = tsr__srv_send_control(cl, TSR__WIRE_FINAL, -1, 0, tsr__srv_server_rank(&cl->L, g, t));
     if (!rc) rc = r;
   }
   rc = commit(cl, rc);
@@ -314,7 +351,7 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
   tsr__berr berr = {0, ""};
   if (cl->m == 0 && !rc) {
     rc = tsr__srv_poll_notes(cl, TSR__NOTES_ALL);
-    if (!rc) rc = tsr__srv_take_error(cl, &berr);
+    if (!rc) rc = tsr__srv_take_error(cl, -1, &berr);
   }
   int agreed = tsr__agree(ctx->comm, rc);
   if (agreed) { /* the failed file's path and backend message, on every rank */

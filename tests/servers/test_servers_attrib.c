@@ -6,7 +6,14 @@
  *                next collective call, here a put to another file, reports
  *                TSR_ENOSPC on every model rank, with a message that names
  *                the failed file; not the close of a later file. The server
- *                ranks return the same code from tsr_init.
+ *                ranks return the same code from tsr_init. That put failed
+ *                the other file as well: its close returns the same code
+ *                and the servers delete it (nothing left, not even its
+ *                temporary), though later puts to it succeed.
+ *   abort        tsr_abort of a file the servers hold: they delete it, the
+ *                next file is written as usual, and nothing is reported.
+ *                With 4 ranks two servers write each file (a parallel
+ *                backend), and delete it together.
  *   ring_enomem  The model ranks cannot allocate the hand-off ring
  *                (RLIMIT_AS set by this program, below buffer_bytes):
  *                tsr_enddef is TSR_ENOMEM on every model rank, the servers
@@ -90,8 +97,8 @@ static int write_big(tsr_ctx *ctx, MPI_Comm model, const char *path) {
   TSR_CHECK_OK(tsr_def_var(f, "T", TSR_FLOAT, 3, dims, &v));
   TSR_CHECK_OK(tsr_enddef(f));
   for (int t = 0; t < NF; t++) TSR_CHECK_OK(tsr_put(f, v, t, d, buf));
-  /* Reported by its own close only if the note was already in: the servers
-   * rarely get that far so quickly. Either way it is attributed rightly. */
+  /* Its own close reports it only with statistics on (it then waits for
+   * the file's notes); either way it is attributed rightly. */
   int rc = tsr_close(&f);
   TSR_CHECK(rc == 0 || rc == TSR_ENOSPC);
   free(buf);
@@ -104,6 +111,8 @@ static void next_put(void) {
   char big[512], small[512];
   snprintf(big, sizeof big, "%s/attrib_big_np%d.nc", dir, tsr_test_nranks());
   snprintf(small, sizeof small, "%s/attrib_small_np%d.nc", dir, tsr_test_nranks());
+  if (tsr_test_rank() == 0) unlink(small); /* an earlier run's would stand */
+  MPI_Barrier(MPI_COMM_WORLD);
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
   int rc = start("strategy=servers:io_groups=1:io_tasks=1", 2000, 0, &ctx, &model);
@@ -143,10 +152,15 @@ static void next_put(void) {
   TSR_CHECKF(!strncmp(msg, big, lb) && !strncmp(msg + lb, ": ", 2),
              "message '%s' does not start with '%s: '", msg, big);
   TSR_CHECK_EQ_INT(exists(big), 0); /* never left looking complete */
-  TSR_CHECK_OK(tsr_put_global(g, v, 0, k)); /* reported once, the file still good */
-  TSR_CHECK_OK(tsr_close(&g));
+  TSR_CHECK_OK(tsr_put_global(g, v, 0, k)); /* reported once */
+  /* The file of the put that reported it failed with it. */
+  TSR_CHECK_RC(tsr_close(&g), TSR_ENOSPC);
+  TSR_CHECKF(!strncmp(tsr_last_error(), big, lb), "close: tsr_last_error '%s'", tsr_last_error());
   TSR_CHECK_OK(tsr_finalize(&ctx));
-  TSR_CHECK_EQ_INT(exists(small), 1);
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.tessera-tmp", small);
+  TSR_CHECK_EQ_INT(exists(small), 0);
+  TSR_CHECK_EQ_INT(exists(tmp), 0);
   MPI_Comm_free(&model);
 }
 
@@ -185,8 +199,55 @@ static void ring_enomem_with(const char *transport) {
 static void ring_enomem(void) { ring_enomem_with("p2p"); }
 static void ring_enomem_rma(void) { ring_enomem_with("rma"); } /* the ring is an RMA window */
 
+/* A small file of one int variable at @p path, @p frames records put. */
+static tsr_file *small_file(tsr_ctx *ctx, const char *path, int frames) {
+  tsr_file *f = NULL;
+  int dims[2], v;
+  TSR_CHECK_OK(tsr_create(ctx, path, NULL, &f));
+  if (!f) return NULL;
+  TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dims[0]));
+  TSR_CHECK_OK(tsr_def_dim(f, "n", 4, &dims[1]));
+  TSR_CHECK_OK(tsr_def_var(f, "k", TSR_INT, 2, dims, &v));
+  TSR_CHECK_OK(tsr_enddef(f));
+  int k[4] = {1, 2, 3, 4};
+  for (int t = 0; t < frames; t++) TSR_CHECK_OK(tsr_put_global(f, v, t, k));
+  return f;
+}
+
+static void abort_file(void) {
+  const char *dir = tsr_test_arg(0, ".");
+  char gone[512], kept[512], tmp[600];
+  snprintf(gone, sizeof gone, "%s/attrib_abort_gone_np%d.nc", dir, tsr_test_nranks());
+  snprintf(kept, sizeof kept, "%s/attrib_abort_kept_np%d.nc", dir, tsr_test_nranks());
+  snprintf(tmp, sizeof tmp, "%s.tessera-tmp", gone);
+  if (tsr_test_rank() == 0) unlink(gone); /* an earlier run's would stand */
+  MPI_Barrier(MPI_COMM_WORLD);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model;
+  int rc = start(tsr_test_nranks() >= 4 ? "strategy=servers:io_groups=1:io_tasks=2"
+                                         : "strategy=servers:io_groups=1:io_tasks=1",
+                 0, 0, &ctx, &model);
+  if (model == MPI_COMM_NULL) { /* a server: nothing failed */
+    TSR_CHECK_OK(rc);
+    return;
+  }
+  TSR_CHECK_OK(rc);
+  tsr_file *f = small_file(ctx, gone, 3);
+  TSR_CHECK_OK(tsr_flush(f)); /* written on the server, under the temporary name */
+  TSR_CHECK_OK(tsr_abort(&f));
+  TSR_CHECK_NULL(f);
+  tsr_file *g = small_file(ctx, kept, 2);
+  TSR_CHECK_OK(tsr_close(&g));
+  TSR_CHECK_OK(tsr_finalize(&ctx)); /* the deleted file is not an error */
+  TSR_CHECK_EQ_INT(exists(gone), 0);
+  TSR_CHECK_EQ_INT(exists(tmp), 0);
+  TSR_CHECK_EQ_INT(exists(kept), 1);
+  MPI_Comm_free(&model);
+}
+
 static const tsr_test_scenario SCENARIOS[] = {
     {"next_put", next_put, 2},
+    {"abort", abort_file, 2},
     {"ring_enomem", ring_enomem, 2},
     {"ring_enomem_rma", ring_enomem_rma, 2},
 };
