@@ -52,23 +52,13 @@ subroutine ext_tsr_open_for_write_begin(FileName, Comm, IOComm, SysDepInfo, Data
   character(len=*), intent(in) :: SysDepInfo
   integer, intent(out) :: DataHandle, Status
   type(handle_t), pointer :: h
-  integer :: ictx, rc, dimtime, dimstr
-  DataHandle = -1
+  integer :: rc, dimtime, dimstr
   dimtime = -1
   dimstr = -1
-  if (.not. initialized) then
-    Status = WRF_IO_NOT_INITIALIZED
-    return
-  end if
-  call context_of(Comm, ictx, Status)
+  call open_handle(FileName, Comm, DataHandle, h, Status)
   if (Status /= WRF_NO_ERR) return
-  call new_handle(Comm, DataHandle, Status)
-  if (Status /= WRF_NO_ERR) return
-  h => handles(DataHandle)
-  h%ctx = ictx
-  h%path = FileName
   h%r4_output = index(SysDepInfo, 'REAL_OUTPUT_SIZE=4') > 0
-  rc = tsr_create(ctxs(ictx)%ctx, trim(FileName), '', h%f)
+  rc = tsr_create(ctxs(h%ctx)%ctx, trim(FileName), '', h%f)
   if (rc /= TSR_OK) then
     Status = tessera_failed(rc, 'creating '//trim(FileName))
     call free_handle(DataHandle)
@@ -124,28 +114,18 @@ subroutine ext_tsr_open_for_read_begin(FileName, Comm, IOComm, SysDepInfo, DataH
   character(len=*), intent(in) :: SysDepInfo
   integer, intent(out) :: DataHandle, Status
   type(handle_t), pointer :: h
-  integer :: ictx, rc
+  integer :: rc
   logical :: pieces, whole
-  DataHandle = -1
-  if (.not. initialized) then
-    Status = WRF_IO_NOT_INITIALIZED
-    return
-  end if
-  call context_of(Comm, ictx, Status)
+  call open_handle(FileName, Comm, DataHandle, h, Status)
   if (Status /= WRF_NO_ERR) return
-  call new_handle(Comm, DataHandle, Status)
-  if (Status /= WRF_NO_ERR) return
-  h => handles(DataHandle)
-  h%ctx = ictx
-  h%path = FileName
   ! pieces of strategy=split (WRF's io_form 102 files) are read as the one file
   inquire(file=trim(FileName)//'.0000', exist=pieces)
   inquire(file=trim(FileName), exist=whole)
   if (pieces .and. .not. whole) then
-    rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), 'strategy=split', h%f)
+    rc = tsr_open(ctxs(h%ctx)%ctx, trim(FileName), 'strategy=split', h%f)
   else
-    rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), '', h%f)
-    if (rc == TSR_EFORMAT) rc = tsr_open(ctxs(ictx)%ctx, trim(FileName), 'backend=netcdf', h%f)
+    rc = tsr_open(ctxs(h%ctx)%ctx, trim(FileName), '', h%f)
+    if (rc == TSR_EFORMAT) rc = tsr_open(ctxs(h%ctx)%ctx, trim(FileName), 'backend=netcdf', h%f)
   end if
   if (rc /= TSR_OK) then
     Status = tessera_failed(rc, 'opening '//trim(FileName))

@@ -102,16 +102,7 @@ contains
     integer, intent(in) :: di
     integer, intent(in) :: field(*)
     integer, intent(inout) :: out(*)
-    integer :: i, j, k
-    integer(c_int64_t) :: mem, fil
-    do k = p%pstart(3), p%pend(3)
-      do j = p%pstart(2), p%pend(2)
-        do i = p%pstart(1), p%pend(1)
-          call offsets(p, i, j, k, mem, fil)
-          out(fil * di + 1:fil * di + di) = field(mem * di + 1:mem * di + di)
-        end do
-      end do
-    end do
+    call copy_patch(p, di, field, out, .true.)
   end subroutine
 
   !> The reverse of pack_patch: file order into the patch of the memory.
@@ -120,13 +111,26 @@ contains
     integer, intent(in) :: di
     integer, intent(in) :: whole(*)
     integer, intent(inout) :: field(*)
+    call copy_patch(p, di, whole, field, .false.)
+  end subroutine
+
+  !> Every point of the patch from src to dst: memory to file order when
+  !> packing, file order to memory when not.
+  subroutine copy_patch(p, di, src, dst, packing)
+    type(patch_t), intent(in) :: p
+    integer, intent(in) :: di
+    integer, intent(in) :: src(*)
+    integer, intent(inout) :: dst(*)
+    logical, intent(in) :: packing
     integer :: i, j, k
-    integer(c_int64_t) :: mem, fil
+    integer(c_int64_t) :: mem, fil, from, to
     do k = p%pstart(3), p%pend(3)
       do j = p%pstart(2), p%pend(2)
         do i = p%pstart(1), p%pend(1)
           call offsets(p, i, j, k, mem, fil)
-          field(mem * di + 1:mem * di + di) = whole(fil * di + 1:fil * di + di)
+          from = merge(mem, fil, packing) * di
+          to = merge(fil, mem, packing) * di
+          dst(to + 1:to + di) = src(from + 1:from + di)
         end do
       end do
     end do

@@ -3,25 +3,14 @@
 !> None of these is collective (every rank holds the same catalogue), so
 !> WRF may call them on its monitor rank alone.
 
+!> The next (previous) time of the file, as WRF's readers walk it.
 subroutine ext_tsr_get_next_time(DataHandle, DateStr, Status)
   use ext_tsr_state
   implicit none
   integer, intent(in) :: DataHandle
   character(len=*), intent(out) :: DateStr
   integer, intent(out) :: Status
-  type(handle_t), pointer :: h
-  DateStr = ''
-  call get_handle(DataHandle, h, Status)
-  if (Status /= WRF_NO_ERR) return
-  call readable(h, Status)
-  if (Status /= WRF_NO_ERR) return
-  if (h%current_time >= h%ntimes) then
-    Status = WRF_WARN_TIME_EOF
-    return
-  end if
-  h%current_time = h%current_time + 1
-  DateStr = h%times(h%current_time)
-  h%current_var = 0
+  call step_time(DataHandle, 1, DateStr, Status)
 end subroutine
 
 subroutine ext_tsr_get_previous_time(DataHandle, DateStr, Status)
@@ -30,19 +19,7 @@ subroutine ext_tsr_get_previous_time(DataHandle, DateStr, Status)
   integer, intent(in) :: DataHandle
   character(len=*), intent(out) :: DateStr
   integer, intent(out) :: Status
-  type(handle_t), pointer :: h
-  DateStr = ''
-  call get_handle(DataHandle, h, Status)
-  if (Status /= WRF_NO_ERR) return
-  call readable(h, Status)
-  if (Status /= WRF_NO_ERR) return
-  if (h%current_time <= 1) then
-    Status = WRF_WARN_TIME_EOF
-    return
-  end if
-  h%current_time = h%current_time - 1
-  DateStr = h%times(h%current_time)
-  h%current_var = 0
+  call step_time(DataHandle, -1, DateStr, Status)
 end subroutine
 
 !> Position the reader at DateStr (the next get_next_var starts over).

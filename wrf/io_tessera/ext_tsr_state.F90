@@ -153,6 +153,29 @@ contains
     call say('more than 100 files open at once')
   end subroutine
 
+  !> The start of both opens (collective over comm): the package is
+  !> initialized, comm has its Tessera context, a handle is free for path.
+  subroutine open_handle(path, comm, DataHandle, h, status)
+    character(len=*), intent(in) :: path
+    integer, intent(in) :: comm
+    integer, intent(out) :: DataHandle, status
+    type(handle_t), pointer, intent(out) :: h
+    integer :: ictx
+    DataHandle = -1
+    h => null()
+    if (.not. initialized) then
+      status = WRF_IO_NOT_INITIALIZED
+      return
+    end if
+    call context_of(comm, ictx, status)
+    if (status /= WRF_NO_ERR) return
+    call new_handle(comm, DataHandle, status)
+    if (status /= WRF_NO_ERR) return
+    h => handles(DataHandle)
+    h%ctx = ictx
+    h%path = path
+  end subroutine
+
   subroutine free_handle(DataHandle)
     integer, intent(in) :: DataHandle
     handles(DataHandle) = handle_t()
@@ -362,6 +385,27 @@ contains
     case default
       status = WRF_WARN_FILE_NOT_OPENED
     end select
+  end subroutine
+
+  !> Move the reader by delta (+1, -1) among the file's times; past either
+  !> end, WRF_WARN_TIME_EOF and no move. The next get_next_var starts over.
+  subroutine step_time(DataHandle, delta, DateStr, status)
+    integer, intent(in) :: DataHandle, delta
+    character(len=*), intent(out) :: DateStr
+    integer, intent(out) :: status
+    type(handle_t), pointer :: h
+    DateStr = ''
+    call get_handle(DataHandle, h, status)
+    if (status /= WRF_NO_ERR) return
+    call readable(h, status)
+    if (status /= WRF_NO_ERR) return
+    if (h%current_time + delta < 1 .or. h%current_time + delta > h%ntimes) then
+      status = WRF_WARN_TIME_EOF
+      return
+    end if
+    h%current_time = h%current_time + delta
+    DateStr = h%times(h%current_time)
+    h%current_var = 0
   end subroutine
 
   !> WRF's dates are 19 characters, "YYYY-MM-DD_hh:mm:ss".
