@@ -196,22 +196,30 @@ static void size_limit(int on) {
   }
 }
 
-static void cleared(const char *strategy) {
-  target t;
-  make_target(&t, strategy);
-  tsr_ctx *ctx;
-  MPI_Comm model;
-  start(&t, &ctx, &model);
-  field x = {0};
-  int rc = open_field(ctx, &t, &x, 1);
+/* The start of every scenario: the strategy's target, a context and the
+ * field's file open. 0 (after a skip, with everything freed) when the
+ * strategy is not built. */
+static int begin(const char *strategy, target *t, tsr_ctx **ctx, MPI_Comm *model, field *x) {
+  make_target(t, strategy);
+  start(t, ctx, model);
+  int rc = open_field(*ctx, t, x, 1);
   if (rc == TSR_ENOTBUILT) {
-    tsr_test_skip("strategy %s is not built", t.strategy);
-    tsr_decomp_free(&x.d);
-    tsr_finalize(&ctx);
-    MPI_Comm_free(&model);
-    return;
+    tsr_test_skip("strategy %s is not built", t->strategy);
+    tsr_decomp_free(&x->d);
+    tsr_finalize(ctx);
+    MPI_Comm_free(model);
+    return 0;
   }
   TSR_CHECK_OK(rc);
+  return 1;
+}
+
+static void cleared(const char *strategy) {
+  target t;
+  tsr_ctx *ctx;
+  MPI_Comm model;
+  field x = {0};
+  if (!begin(strategy, &t, &ctx, &model, &x)) return;
   TSR_CHECK_OK(tsr_put(x.f, x.v, 0, NULL, x.buf));
   TSR_CHECK_OK(tsr_flush(x.f));
   int me = tsr_test_rank() == failing_rank(&t);
@@ -233,20 +241,10 @@ static void cleared(const char *strategy) {
 
 static void aborted(const char *strategy) {
   target t;
-  make_target(&t, strategy);
   tsr_ctx *ctx;
   MPI_Comm model;
-  start(&t, &ctx, &model);
   field x = {0};
-  int rc = open_field(ctx, &t, &x, 1);
-  if (rc == TSR_ENOTBUILT) {
-    tsr_test_skip("strategy %s is not built", t.strategy);
-    tsr_decomp_free(&x.d);
-    tsr_finalize(&ctx);
-    MPI_Comm_free(&model);
-    return;
-  }
-  TSR_CHECK_OK(rc);
+  if (!begin(strategy, &t, &ctx, &model, &x)) return;
   TSR_CHECK_OK(tsr_put(x.f, x.v, 0, NULL, x.buf));
   TSR_CHECK_OK(tsr_flush(x.f));
   TSR_CHECK_OK(tsr_put(x.f, x.v, 1, NULL, x.buf)); /* may still be buffered */

@@ -11,9 +11,27 @@ module ext_tsr_field_support
   use ext_tsr_patch
   implicit none
   private
-  public :: define_field, tsr_type_of, memory_type_of, words_of, define_dimension
+  public :: define_field, tsr_type_of, memory_type_of, words_of, define_dimension, field_handle
 
 contains
+
+  !> What write_field and read_field check first: a memory order WRF knows
+  !> (memord: lower case) and an open handle.
+  subroutine field_handle(DataHandle, Var, MemoryOrdIn, memord, h, status)
+    integer, intent(in) :: DataHandle
+    character(len=*), intent(in) :: Var, MemoryOrdIn
+    character(len=3), intent(out) :: memord
+    type(handle_t), pointer, intent(out) :: h
+    integer, intent(out) :: status
+    h => null()
+    memord = order_lower(MemoryOrdIn)
+    if (order_ndim(memord) < 0) then
+      call say('field '//trim(Var)//': memory order "'//trim(MemoryOrdIn)//'" is not WRF''s')
+      status = WRF_WARN_BAD_MEMORYORDER
+      return
+    end if
+    call get_handle(DataHandle, h, status)
+  end subroutine
 
   !> The file type of a WRF field type (doubles become floats with
   !> REAL_OUTPUT_SIZE=4, as in WRF's packages).
@@ -131,10 +149,8 @@ contains
     dimids(p%nd + 1) = h%time_dimid
     v%name = Var
     v%ndim = p%nd
-    v%memord = memord
     v%flen = p%flen
     v%xtype = xtype
-    v%wrftype = FieldType
     rc = tsr_def_var(h%f, trim(Var), xtype, dimids(1:p%nd + 1), v%varid)
     if (rc == TSR_OK) rc = tsr_put_att(h%f, v%varid, 'FieldType', &
                                        merge(WRF_REAL, FieldType, xtype == TSR_FLOAT))
@@ -147,7 +163,6 @@ contains
     if (.not. v%replicated) then
       call patch_decomposition(h, p, idec, status)
       if (status /= WRF_NO_ERR) return
-      v%dec = idec
       rc = tsr_def_var_decomp(h%f, v%varid, decs(idec)%d)
       if (rc /= TSR_OK) then
         status = tessera_failed(rc, 'decomposition of '//trim(Var)//' in '//trim(h%path), h%f)
@@ -189,14 +204,7 @@ subroutine ext_tsr_write_field(DataHandle, DateStr, Var, Field, FieldType, Comm,
   integer, allocatable, target :: whole(:)
   real(c_double), allocatable :: dbl(:)
   real(c_float), allocatable, target :: flt(:)
-  type(tsr_decomp_t) :: none
-  memord = order_lower(MemoryOrdIn)
-  if (order_ndim(memord) < 0) then
-    call say('field '//trim(Var)//': memory order "'//trim(MemoryOrdIn)//'" is not WRF''s')
-    Status = WRF_WARN_BAD_MEMORYORDER
-    return
-  end if
-  call get_handle(DataHandle, h, Status)
+  call field_handle(DataHandle, Var, MemoryOrdIn, memord, h, Status)
   if (Status /= WRF_NO_ERR) return
   Status = date_check(DateStr)
   if (Status /= WRF_NO_ERR) return
@@ -228,7 +236,6 @@ subroutine ext_tsr_write_field(DataHandle, DateStr, Var, Field, FieldType, Comm,
   end if
   Status = end_define(h)
   if (Status /= WRF_NO_ERR) return
-  h%first_operation = .false.
   frame = write_frame(h, DateStr, Status)
   if (Status /= WRF_NO_ERR) return
   if (h%vars(iv)%replicated) then
@@ -239,7 +246,7 @@ subroutine ext_tsr_write_field(DataHandle, DateStr, Var, Field, FieldType, Comm,
     allocate(whole(n * di))
     call pack_patch(p, di, Field, whole)
     if (h%vars(iv)%xtype == TSR_FLOAT .and. FieldType == WRF_DOUBLE) then
-      dbl = transfer(whole, dbl)
+      dbl = transfer(whole, [0.0_c_double])
       flt = real(dbl, c_float)
       rc = tsr_put_global_ptr(h%f, h%vars(iv)%varid, frame, c_loc(flt))
     else
@@ -252,11 +259,6 @@ subroutine ext_tsr_write_field(DataHandle, DateStr, Var, Field, FieldType, Comm,
                      c_loc(Field(1)))
   end if
   if (rc /= TSR_OK) Status = tessera_failed(rc, 'writing '//trim(Var)//' to '//trim(h%path), h%f)
-  if (.false.) then
-    ! arguments of the API that Tessera does not need
-    none%p = c_null_ptr
-    if (len(Stagger) + Comm + IOComm + DomainDesc < 0) Status = WRF_NO_ERR
-  end if
 end subroutine
 
 !> Read this rank's patch of a field at DateStr into WRF's memory.
@@ -286,26 +288,10 @@ subroutine ext_tsr_read_field(DataHandle, DateStr, Var, Field, FieldType, Comm, 
   integer, allocatable, target :: whole(:), conv(:)
   type(tsr_decomp_t) :: none
   logical :: convert
-  memord = order_lower(MemoryOrdIn)
-  if (order_ndim(memord) < 0) then
-    Status = WRF_WARN_BAD_MEMORYORDER
-    return
-  end if
-  call get_handle(DataHandle, h, Status)
+  call field_handle(DataHandle, Var, MemoryOrdIn, memord, h, Status)
   if (Status /= WRF_NO_ERR) return
-  select case (h%state)
-  case (WRF_FILE_OPENED_FOR_READ)
-    continue
-  case (WRF_FILE_OPENED_NOT_COMMITTED)
-    Status = WRF_WARN_DRYRUN_READ
-    return
-  case (WRF_FILE_OPENED_FOR_WRITE)
-    Status = WRF_WARN_READ_WONLY_FILE
-    return
-  case default
-    Status = WRF_ERR_FATAL_BAD_FILE_STATUS
-    return
-  end select
+  call readable(h, Status)
+  if (Status /= WRF_NO_ERR) return
   iv = find_var(h, Var)
   if (iv == 0) then
     Status = WRF_WARN_VAR_NF
@@ -354,9 +340,6 @@ subroutine ext_tsr_read_field(DataHandle, DateStr, Var, Field, FieldType, Comm, 
     rc = tsr_get_ptr(h%f, h%vars(iv)%varid, frame, decs(idec)%d, c_loc(Field(1)))
   end if
   if (rc /= TSR_OK) Status = tessera_failed(rc, 'reading '//trim(Var)//' of '//trim(h%path), h%f)
-  if (.false.) then
-    if (len(Stagger) + Comm + IOComm + DomainDesc + len(DimNames(1)) < 0) Status = WRF_NO_ERR
-  end if
 contains
   !> The patch of a whole variable (file order, domain origin) into memory.
   subroutine unpack_whole(p, di, whole, field)

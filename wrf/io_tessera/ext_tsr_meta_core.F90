@@ -240,7 +240,6 @@ contains
       end if
       status = end_define(h)
       if (status /= WRF_NO_ERR) return
-      h%first_operation = .false.
       frame = write_frame(h, DateStr, status)
       if (status /= WRF_NO_ERR) return
       ! the whole record, padded as the fill of an unwritten tail would be

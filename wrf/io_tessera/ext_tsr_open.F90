@@ -11,7 +11,6 @@ subroutine ext_tsr_ioinit(SysDepInfo, Status)
   integer, intent(inout) :: Status
   initialized = .true.
   Status = WRF_NO_ERR
-  if (len(SysDepInfo) < 0) Status = WRF_NO_ERR
 end subroutine
 
 !> Once per run, after the last close: stops every Tessera context
@@ -80,7 +79,6 @@ subroutine ext_tsr_open_for_write_begin(FileName, Comm, IOComm, SysDepInfo, Data
   h%dimname(1) = 'DateStrLen'
   h%dimlen(1) = DATE_STR_LEN
   h%dimid(1) = dimstr
-  if (IOComm < 0) Status = WRF_NO_ERR
 end subroutine
 
 !> End of the training pass. Tessera stays in define mode until the first
@@ -99,7 +97,6 @@ subroutine ext_tsr_open_for_write_commit(DataHandle, Status)
     return
   end if
   h%state = WRF_FILE_OPENED_FOR_WRITE
-  h%first_operation = .true.
 end subroutine
 
 !> Open an existing file for reading (collective over Comm). A file Tessera
@@ -135,8 +132,13 @@ subroutine ext_tsr_open_for_read_begin(FileName, Comm, IOComm, SysDepInfo, DataH
     return
   end if
   call read_catalogue(h, Status)
+  if (Status /= WRF_NO_ERR) then
+    rc = tsr_close(h%f)
+    call free_handle(DataHandle)
+    DataHandle = -1
+    return
+  end if
   h%state = WRF_FILE_OPENED_NOT_COMMITTED
-  if (IOComm < 0 .or. len(SysDepInfo) < 0) Status = WRF_NO_ERR
 end subroutine
 
 subroutine ext_tsr_open_for_read_commit(DataHandle, Status)
@@ -148,7 +150,6 @@ subroutine ext_tsr_open_for_read_commit(DataHandle, Status)
   call get_handle(DataHandle, h, Status)
   if (Status /= WRF_NO_ERR) return
   h%state = WRF_FILE_OPENED_FOR_READ
-  h%first_operation = .true.
 end subroutine
 
 !> The one-call open for reading: begin and commit (WRF opens its input so).
@@ -172,7 +173,6 @@ subroutine ext_tsr_open_for_write(DatasetName, Comm1, Comm2, SysDepInfo, DataHan
   integer, intent(out) :: DataHandle, Status
   DataHandle = 0
   Status = WRF_WARN_NOOP
-  if (len(DatasetName) + len(SysDepInfo) + Comm1 + Comm2 < 0) Status = WRF_WARN_NOOP
 end subroutine
 
 !> Tessera writes new files only; updating one in place is not offered.
@@ -185,7 +185,6 @@ subroutine ext_tsr_open_for_update(FileName, Comm, IOComm, SysDepInfo, DataHandl
   DataHandle = -1
   call say('open_for_update of '//trim(FileName)//': Tessera does not update files in place')
   Status = WRF_WARN_NOTSUPPORTED
-  if (len(SysDepInfo) + Comm + IOComm < 0) Status = WRF_WARN_NOTSUPPORTED
 end subroutine
 
 !> Every byte put so far reaches the file (collective).

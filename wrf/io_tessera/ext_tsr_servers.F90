@@ -13,10 +13,8 @@ subroutine ext_tsr_server_split(comm)
   use ext_tsr_state
   implicit none
   integer, intent(inout) :: comm
-  character(len=4096) :: env
-  integer :: n, rc, model, ierr
-  call get_environment_variable('TESSERA_HINTS', env, n)
-  if (index(env(1:max(n, 0)), 'strategy=servers') == 0) return
+  integer :: rc, model, ierr
+  if (.not. hints_ask_for_servers()) return
   initialized = .true.
   if (.not. allocated(ctxs)) allocate(ctxs(4))
   nctx = 1

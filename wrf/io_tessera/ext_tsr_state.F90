@@ -21,11 +21,8 @@ module ext_tsr_state
     character(len=NAME_LEN) :: name = ''
     integer :: varid = -1
     integer :: ndim = 0
-    character(len=3) :: memord = ''
     integer :: flen(3) = 1
     integer :: xtype = 0         ! TSR_FLOAT, TSR_DOUBLE, TSR_INT, TSR_CHAR
-    integer :: wrftype = 0       ! WRF_REAL, ... as defined
-    integer :: dec = 0           ! decomposition of the training pass (index in decs)
     logical :: replicated = .false. ! every rank holds all of it: written once
     logical :: meta = .false.    ! a time-dependent metadata variable (md___*)
   end type
@@ -37,7 +34,6 @@ module ext_tsr_state
     !> metadata after the commit and before the first field, which Tessera
     !> takes only in define mode, so tsr_enddef waits for the first data.
     logical :: defining = .false.
-    logical :: first_operation = .true.
     logical :: r4_output = .false.
     character(len=1024) :: path = ''
     integer :: comm = MPI_COMM_NULL
@@ -190,7 +186,6 @@ contains
     integer, intent(in) :: comm
     integer, intent(out) :: ictx, status
     type(ctx_entry_t), allocatable :: grown(:)
-    character(len=4096) :: env
     integer :: i, n, rc, model
     status = WRF_NO_ERR
     do i = 1, nctx
@@ -209,8 +204,7 @@ contains
         return
       end if
     end if
-    call get_environment_variable('TESSERA_HINTS', env, n)
-    if (index(env(1:max(n, 0)), 'strategy=servers') > 0) then
+    if (hints_ask_for_servers()) then
       call say('TESSERA_HINTS asks for strategy=servers, but no servers were started'// &
                ' before WRF decomposed its domains: WRF must call ext_tsr_server_split'// &
                ' after MPI_Init (tessera wrf install adds the call)')
@@ -234,6 +228,15 @@ contains
     end if
     ictx = nctx
   end subroutine
+
+  !> Whether TESSERA_HINTS asks for Tessera's I/O servers (in any group: they
+  !> start with the context, before any file name is known).
+  logical function hints_ask_for_servers()
+    character(len=4096) :: env
+    integer :: n
+    call get_environment_variable('TESSERA_HINTS', env, n)
+    hints_ask_for_servers = index(env(1:max(n, 0)), 'strategy=servers') > 0
+  end function
 
   !> A decomposition of a patch: found among those made before when every
   !> rank finds its own (the search is local, the answer agreed), made
