@@ -226,8 +226,13 @@ finalize:
   run->tm.finalize_end = MPI_Wtime();
   run->tm.blocked_s += run->tm.finalize_end - t0;
   if (frc != 0 && exit_code == BENCH_EXIT_OK) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "tsr_finalize: %s: %s", tsr_errname(frc), tsr_strerror(frc));
+    /* A failure that surfaces only now (a staged file's drain, a server's
+     * write) is named by the library's sentence, as at any other call. */
+    char msg[1400];
+    const char *why = tsr_last_error();
+    int more = why && *why && strcmp(why, tsr_strerror(frc)) != 0;
+    snprintf(msg, sizeof msg, "tsr_finalize: %s: %s%s%.1200s", tsr_errname(frc), tsr_strerror(frc),
+             more ? " - " : "", more ? why : "");
     say_error(run->grid.rank, msg);
     exit_code = BENCH_EXIT_FAIL;
   }

@@ -1,6 +1,7 @@
 /* WRF namelist.input reader: a tokenizer and a small parser of Fortran
  * namelist groups (`&name ... /`). See namelist.h. */
 #include "namelist.h"
+#include "text_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -455,39 +456,9 @@ int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl,
 
 int bench_namelist_read(const char *path, bench_namelist *nl, char *err, size_t errlen) {
   memset(nl, 0, sizeof *nl);
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *text = malloc(cap);
-  if (!text) {
-    fclose(fp);
-    return fail(err, errlen, path, 0, "out of memory");
-  }
-  size_t got;
-  while ((got = fread(text + n, 1, cap - n - 1, fp)) > 0) {
-    n += got;
-    if (n + 1 == cap) {
-      char *bigger = realloc(text, cap * 2);
-      if (!bigger) {
-        free(text);
-        fclose(fp);
-        return fail(err, errlen, path, 0, "out of memory");
-      }
-      text = bigger;
-      cap *= 2;
-    }
-  }
-  int bad = ferror(fp);
-  fclose(fp);
-  if (bad) {
-    free(text);
-    return fail(err, errlen, path, 0, "read error");
-  }
-  text[n] = '\0';
-  if (strlen(text) != n) {
-    free(text);
-    return fail(err, errlen, path, 0, "not a text file (contains NUL bytes)");
-  }
+  char *text;
+  size_t n;
+  if (bench_text_read(path, "namelist", &text, &n, err, errlen) != 0) return -1;
   int rc = bench_namelist_parse(text, path, nl, err, errlen);
   free(text);
   return rc;

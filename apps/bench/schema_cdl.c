@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "text_file.h"
 
 #ifndef TESSERA_NCGEN
 #define TESSERA_NCGEN "ncgen"
@@ -33,15 +34,9 @@ static int shell_quote(char *out, size_t n, const char *s) {
   return 0;
 }
 
-static int run_ncgen(const char *cdl, const char *nc, char *err, size_t errlen) {
-  const char *ncgen = getenv("TESSERA_NCGEN");
-  if (!ncgen || !*ncgen) ncgen = TESSERA_NCGEN;
-  FILE *fp = fopen(cdl, "r");
-  if (!fp) {
-    snprintf(err, errlen, "cannot read schema %s", cdl);
-    return -1;
-  }
-  fclose(fp);
+/* ncgen turns @p cdl into @p nc; messages name the schema as @p shown. */
+static int ncgen_file(const char *ncgen, const char *cdl, const char *shown, const char *nc,
+                      char *err, size_t errlen) {
   char cmd[3 * BENCH_PATH] = "";
   int rc = shell_quote(cmd, sizeof cmd, ncgen);
   strcat(cmd, " -k nc6 -o ");
@@ -58,10 +53,43 @@ static int run_ncgen(const char *cdl, const char *nc, char *err, size_t errlen) 
      * directory. */
     remove(nc);
     snprintf(err, errlen, "%s could not turn %s into a NetCDF template (is it valid CDL?)", ncgen,
-             cdl);
+             shown);
     return -1;
   }
   return 0;
+}
+
+/* The schema read once with the size bound (text_file.h), so that ncgen
+ * never meets /dev/zero; a pipe or a device can be read only once, so ncgen
+ * gets a copy, written next to the template. *@p src: the path ncgen reads. */
+static int checked_source(const char *cdl, const char *nc, char *copy, size_t n,
+                          const char **src, char *err, size_t errlen) {
+  char *text;
+  size_t len;
+  *src = cdl;
+  if (bench_text_read(cdl, "schema", &text, &len, err, errlen) != 0) return -1;
+  int rc = 0;
+  if (!bench_text_is_regular(cdl)) {
+    snprintf(copy, n, "%s.cdl", nc);
+    FILE *fp = fopen(copy, "wb");
+    rc = fp && fwrite(text, 1, len, fp) == len ? 0 : -1;
+    if (fp && fclose(fp) != 0) rc = -1;
+    if (rc) snprintf(err, errlen, "cannot write a copy of schema %s to %s", cdl, copy);
+    *src = copy;
+  }
+  free(text);
+  return rc;
+}
+
+static int run_ncgen(const char *cdl, const char *nc, char *err, size_t errlen) {
+  const char *ncgen = getenv("TESSERA_NCGEN");
+  if (!ncgen || !*ncgen) ncgen = TESSERA_NCGEN;
+  char copy[BENCH_PATH + 8] = "";
+  const char *src;
+  int rc = checked_source(cdl, nc, copy, sizeof copy, &src, err, errlen);
+  if (rc == 0) rc = ncgen_file(ncgen, src, cdl, nc, err, errlen);
+  if (copy[0]) remove(copy);
+  return rc;
 }
 
 static int map_type(nc_type t, tsr_type *out) {

@@ -1,6 +1,7 @@
 """`tessera clean [--dry-run] DIR...`: remove what interrupted runs left behind.
 
-Tessera writes every file as `<path>.tessera-tmp` and renames it into place
+Tessera writes every file as `<path>.tessera-tmp` (a directory for a staged
+log) and renames it into place
 only when it is complete, and holds an advisory lock on `<path>.tessera-lock`
 while the file is open (docs/architecture.md, "Files appear atomically"). A
 job that was killed leaves these two kinds of files and nothing under a final
@@ -14,6 +15,8 @@ import fcntl
 import os
 import sys
 
+from .stage import clear_name
+
 TMP_SUFFIX = ".tessera-tmp"
 LOCK_SUFFIX = ".tessera-lock"
 
@@ -21,9 +24,9 @@ LOCK_SUFFIX = ".tessera-lock"
 def lock_held(lock_path: str) -> bool:
     """True when another process holds the fcntl lock Tessera takes on lock_path."""
     try:
-        fd = os.open(lock_path, os.O_RDWR)
-    except FileNotFoundError:
-        return False
+        fd = os.open(lock_path, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return False  # absent, or a link: not a lock Tessera holds
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -75,7 +78,7 @@ def main(argv=None) -> int:
                 continue
             print(f"{'would remove' if args.dry_run else 'removed'} {path}")
             if not args.dry_run:
-                os.remove(path)
+                clear_name(path)  # a log temporary is a directory; a link goes, not its target
             removed += 1
     print(f"{removed} {'to remove' if args.dry_run else 'removed'}, {kept} in use")
     return 0

@@ -16,10 +16,15 @@ BENCH_EXIT_NOTBUILT = 3
 
 
 def find_program(name: str, explicit: str | None = None) -> str | None:
-    """A Tessera program: the given path, PATH, or the default build tree
-    (build/apps/<name without 'tessera-'>/<name>)."""
+    """A Tessera program: the given path, the installed command's own bin
+    directory ($TESSERA_BINDIR, set by <prefix>/bin/tessera, so an installed
+    `tessera` finds its programs without PATH), PATH, or the default build
+    tree (build/apps/<name without 'tessera-'>/<name>)."""
     if explicit:
         return explicit if os.access(explicit, os.X_OK) else None
+    bindir = os.environ.get("TESSERA_BINDIR")
+    if bindir and os.access(os.path.join(bindir, name), os.X_OK):
+        return os.path.join(bindir, name)
     found = shutil.which(name)
     if found:
         return found

@@ -309,25 +309,39 @@ _DIM_RE = re.compile(r"^\s*(\w+)\s*=\s*(UNLIMITED|\d+)\s*;")
 _VAR_RE = re.compile(r"^\s*(char|byte|short|int|float|double)\s+(\w+)\s*\(([^)]*)\)\s*;")
 
 
+#: The most a schema (CDL) may hold, as tessera-bench's own bound
+#: (apps/bench/text_file.h): a header is kilobytes; /dev/zero never ends.
+TEXT_MAX = 64 << 20
+
+
+def read_bounded(path: str, what: str) -> str:
+    """The text of @path, refused (ValueError naming it) when larger than
+    TEXT_MAX: devices and pipes are read only that far."""
+    with open(path, "rb") as fh:
+        data = fh.read(TEXT_MAX + 1)
+    if len(data) > TEXT_MAX:
+        raise ValueError(f"{path}: larger than the 64 MiB a {what} may hold (read stopped there)")
+    return data.decode("utf-8", errors="replace")
+
+
 def cdl_defs(path: str) -> tuple:
     """(variable definitions, fixed dimension sizes) of a CDL header, in the
     form vars_from takes; record variables only (the ones written per frame)."""
     dims, defs, section = {}, [], None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            s = line.strip()
-            if s.startswith("dimensions:"):
-                section = "dims"
-                continue
-            if s.startswith("variables:"):
-                section = "vars"
-                continue
-            if section == "dims" and (m := _DIM_RE.match(line)):
-                dims[m.group(1)] = 0 if m.group(2) == "UNLIMITED" else int(m.group(2))
-            elif section == "vars" and (m := _VAR_RE.match(line)):
-                names = [d.strip() for d in m.group(3).split(",") if d.strip()]
-                if names and dims.get(names[0]) == 0:
-                    defs.append((m.group(2), m.group(1), tuple(names[1:])))
+    for line in read_bounded(path, "schema").splitlines():
+        s = line.strip()
+        if s.startswith("dimensions:"):
+            section = "dims"
+            continue
+        if s.startswith("variables:"):
+            section = "vars"
+            continue
+        if section == "dims" and (m := _DIM_RE.match(line)):
+            dims[m.group(1)] = 0 if m.group(2) == "UNLIMITED" else int(m.group(2))
+        elif section == "vars" and (m := _VAR_RE.match(line)):
+            names = [d.strip() for d in m.group(3).split(",") if d.strip()]
+            if names and dims.get(names[0]) == 0:
+                defs.append((m.group(2), m.group(1), tuple(names[1:])))
     return defs, dims
 
 

@@ -41,6 +41,7 @@
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
 #include "core/log.h"
+#include "tier/safe_names.h"
 
 #define LIB "ecCodes"
 
@@ -191,7 +192,10 @@ static int open_file(tsr__bfile *bf, MPI_Comm comm, int rc, tsr__berr *err) {
     int mine = bf && (pass == 0 ? bf->rank == 0 : bf->rank != 0);
     if (!rc && mine) {
       errno = 0;
-      bf->fd = open(bf->path, O_WRONLY | (pass == 0 ? O_CREAT | O_TRUNC : 0), 0666);
+      /* Rank 0 makes a fresh file, never through a link (backend_fresh.h);
+       * the others open the file it made. */
+      bf->fd = pass == 0 ? tsr__name_create(bf->path, O_WRONLY, 0666)
+                         : open(bf->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
       if (bf->fd < 0)
         rc = tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot %s %s: %s",
                              pass == 0 ? "create" : "open", bf->path, strerror(errno));

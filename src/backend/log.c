@@ -13,6 +13,7 @@
 
 #include "backend/backend_block.h"
 #include "tessera.h"
+#include "tier/safe_names.h"
 #include "tier/stage.h" /* tsr__write_full, tsr__tier_errno_code */
 
 struct tsr__bfile {
@@ -173,7 +174,9 @@ int tsr__log_create(MPI_Comm comm, const char *dir, const tsr__schema *s, const 
   *out = NULL;
   MPI_Comm_rank(comm, &me);
   if (me == 0) {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) rc = os_fail(err, errno, "cannot make", dir);
+    /* A new directory, never a stale one or a link to one: the writers'
+     * files in it are then ours alone (tier/safe_names.h). */
+    if (tsr__name_mkdir(dir, 0755) != 0) rc = os_fail(err, errno, "cannot make", dir);
     if (!rc) rc = write_schema(dir, s, h, target, err);
   }
   /* The directory exists before anyone opens a log in it; rank 0's failure

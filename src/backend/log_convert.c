@@ -109,8 +109,13 @@ int tsr__log_convert(const char *dir, const char *final, char *msg, size_t msgle
   }
   if (!rc) rc = verify(log, ops, &s, &h, tmp, buf, back, &err);
   if (!rc) {
+    /* A staged log (it has a marker) never replaces a newer file; a log
+     * converted by hand to a path of the user's choice simply replaces it. */
     int oserr = 0;
-    rc = tsr__promote(tmp, final, &oserr, err.message, sizeof err.message);
+    struct timespec made;
+    rc = tsr__stage_made(dir, &made) == 1
+             ? tsr__promote_made(tmp, final, &made, &oserr, err.message, sizeof err.message)
+             : tsr__promote(tmp, final, &oserr, err.message, sizeof err.message);
   } else if (tmp) {
     unlink(tmp); /* a failed conversion never stays; the log always does */
   }

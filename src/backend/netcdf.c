@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
+#include "backend/backend_fresh.h"
 #include "backend/netcdf_common.h"
 
 #define LIB "NetCDF"
@@ -58,9 +59,9 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
   *out = NULL;
   int cmode;
   if (s->format == 2)
-    cmode = NC_CLOBBER | NC_64BIT_OFFSET;
+    cmode = NC_NOCLOBBER | NC_64BIT_OFFSET; /* a fresh name: backend_fresh.h */
   else if (s->format == 5)
-    cmode = NC_CLOBBER | NC_64BIT_DATA;
+    cmode = NC_NOCLOBBER | NC_64BIT_DATA;
   else
     return tsr__berr_plain(err, TSR_EINVAL, LIB, "unknown format %d (path %s)", s->format, path);
 
@@ -70,6 +71,11 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
     return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
   }
   bf->nvars = s->nvars;
+  int rc = tsr__backend_fresh_name(MPI_COMM_SELF, path, LIB, err);
+  if (rc) {
+    free_file(bf);
+    return rc;
+  }
   errno = 0;
   int st = nc_create(path, cmode, &bf->ncid);
   if (st) {
@@ -77,7 +83,7 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
     free_file(bf);
     return rc;
   }
-  int rc = define(bf, s, err);
+  rc = define(bf, s, err);
   if (rc) {
     /* nc_abort deletes a file still in define mode; unlink covers the case
      * where nc_enddef got far enough to leave a header behind. */

@@ -6,14 +6,16 @@
  * split, a servers group of one) the file is opened with nc_create and every
  * block goes to nc_put_vara at once. With more ranks (direct, aggregate's
  * writers, a servers group) the file is opened with nc_create_par and every
- * variable is accessed collectively: HDF5 can compress in parallel only in
- * collective writes (each rank compresses the chunks it ends up owning), and a
- * collective write needs every rank in every call. Ranks write different
- * numbers of blocks, so write_block keeps a copy of each block and flush
- * replays them: the ranks agree on the list of (variable, frame) keys and the
- * most blocks any rank holds for each, then call nc_put_vara that many times
- * per key, with an empty block where a rank has no more. The sink's drain
- * rule (buffer_bytes) bounds the copies, as it bounds PnetCDF's bput buffer.
+ * variable but a scalar is accessed collectively (define_var says why not a
+ * scalar, reproducible_info which MPI-IO hints every file gets): HDF5 can
+ * compress in parallel only in collective writes (each rank compresses the
+ * chunks it ends up owning), and a collective write needs every rank in every
+ * call. Ranks write different numbers of blocks, so write_block keeps a copy
+ * of each block and flush replays them: the ranks agree on the list of
+ * (variable, frame) keys and the most blocks any rank holds for each, then
+ * call nc_put_vara that many times per key, with an empty block where a rank
+ * has no more. The sink's drain rule (buffer_bytes) bounds the copies, as it
+ * bounds PnetCDF's bput buffer.
  *
  * Reading: nc_open_par and one collective nc_get_vara per call (ranks with
  * nothing to read take part with an empty request), or nc_open on every rank
@@ -32,6 +34,7 @@
 #include "backend/backend.h"
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
+#include "backend/backend_fresh.h"
 #include "backend/netcdf_common.h"
 
 #define LIB "NetCDF" /* as netcdf_common.c says it: one prefix for both NetCDF backends */
@@ -99,6 +102,45 @@ static int make_info(const tsr__hints *h, MPI_Info *info) {
   if (MPI_Info_create(info) != MPI_SUCCESS) return TSR_EMPI;
   for (int i = 0; i < h->npass && i < TSR__MAX_PASSTHROUGH; i++) {
     if (MPI_Info_set(*info, h->pass[i].key, h->pass[i].value) != MPI_SUCCESS) {
+      MPI_Info_free(info);
+      return TSR_EMPI;
+    }
+  }
+  return 0;
+}
+
+/* MPI-IO hints that keep the bytes HDF5 never writes zero, so that identical
+ * runs give identical files (docs/architecture.md, "Identical runs, identical
+ * bytes"). HDF5 leaves small gaps between the objects it writes (metadata
+ * entries, chunks), often beyond the current end of the file. An MPI-IO layer
+ * that writes pieces with small gaps as one range reads the range first,
+ * copies the pieces in and writes it all back; the read stops at the end of
+ * the file, and the gaps get whatever its buffer held: heap memory, different
+ * every run. OMPIO does so in collective writes (fbtl posix "data sieving",
+ * Open MPI 4.1 and later), ROMIO in two-phase collective writes with holes and
+ * in data-sieved independent writes. These keys turn that off; a key the
+ * hints give keeps the hints' value. */
+static int reproducible_info(const tsr__hints *h, MPI_Info *info) {
+  static const char *const keys[][2] = {
+      /* OMPIO's one switch in MPI_Info: collective buffering off selects its
+       * "individual" component, where each rank writes its own pieces. Open
+       * MPI 4.1 and 5.0 take any value but exactly "false" as "off" (an
+       * inverted strncmp), later releases "false" in any case: "FALSE" means
+       * off to both. ROMIO ignores the key. */
+      {"collective_buffering", "FALSE"},
+      {"romio_cb_write", "disable"},
+      {"romio_ds_write", "disable"},
+  };
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    int given = 0;
+    for (int i = 0; h && i < h->npass && i < TSR__MAX_PASSTHROUGH; i++)
+      if (strcmp(h->pass[i].key, keys[k][0]) == 0) given = 1;
+    if (given) continue;
+    if (*info == MPI_INFO_NULL && MPI_Info_create(info) != MPI_SUCCESS) {
+      *info = MPI_INFO_NULL;
+      return TSR_EMPI;
+    }
+    if (MPI_Info_set(*info, keys[k][0], keys[k][1]) != MPI_SUCCESS) {
       MPI_Info_free(info);
       return TSR_EMPI;
     }
@@ -222,7 +264,11 @@ static int define_var(int ncid, int id, const tsr__schema *s, int v, void *argp,
   const tsr__var *var = &s->vars[v];
   const char *path = arg->path;
   int st, rc;
-  if (arg->par && (st = nc_var_par_access(ncid, id, NC_COLLECTIVE)))
+  /* A scalar is written independently, by the ranks that hold it: NetCDF
+   * cannot select nothing of a scalar, so in a collective write every rank
+   * would write its element, the others a zero (flush_held). */
+  if (arg->par &&
+      (st = nc_var_par_access(ncid, id, var->ndims == 0 ? NC_INDEPENDENT : NC_COLLECTIVE)))
     return fail(err, st, 0, "nc_var_par_access", path, var->name);
   if (var->ndims == 0) return 0; /* a scalar is one value: no chunks, nothing to compress */
   if (h->chunks.n == TSR__CHUNKS_CONTIGUOUS && !var->is_record) {
@@ -299,20 +345,27 @@ static int tsr__nc4_create(MPI_Comm comm, const char *path, const tsr__schema *s
   tsr__bfile *bf;
   int rc = prepare(comm, path, s, &bf, err);
   if (rc) return rc;
+  if ((rc = tsr__backend_fresh_name(parallel(bf) ? bf->comm : MPI_COMM_SELF, path, LIB, err))) {
+    free_file(bf);
+    return rc;
+  }
   int st;
   errno = 0;
   if (parallel(bf)) {
     MPI_Info info;
-    rc = agree(bf, make_info(h, &info));
+    rc = make_info(h, &info);
+    if (!rc) rc = reproducible_info(h, &info);
+    rc = agree(bf, rc);
     if (rc) {
+      if (info != MPI_INFO_NULL) MPI_Info_free(&info);
       free_file(bf);
       return tsr__berr_plain(err, rc, LIB, "cannot pass MPI-IO hints (path %s)", path);
     }
     /* Collective: HDF5 opens the file with MPI-IO on every rank. */
-    st = nc_create_par(path, NC_CLOBBER | NC_NETCDF4, bf->comm, info, &bf->ncid);
+    st = nc_create_par(path, NC_NOCLOBBER | NC_NETCDF4, bf->comm, info, &bf->ncid);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   } else {
-    st = nc_create(path, NC_CLOBBER | NC_NETCDF4, &bf->ncid);
+    st = nc_create(path, NC_NOCLOBBER | NC_NETCDF4, &bf->ncid); /* fresh: backend_fresh.h */
   }
   if (st) {
     rc = fail(err, st, errno, parallel(bf) ? "nc_create_par" : "nc_create", path, NULL);
@@ -515,6 +568,8 @@ static int flush_held(tsr__bfile *bf, tsr__berr *err) {
       const held_block *b = NULL;
       if (next < bf->nheld && bf->held[next].varid == varid && bf->held[next].frame == frame)
         b = &bf->held[next++];
+      if (!b && !bf->vars[varid].is_record && bf->vars[varid].nd == 0)
+        continue; /* a scalar: written independently by its holders (define_var) */
       int wrc = put_collective(bf, varid, frame, b, rc ? NULL : err);
       if (!rc) rc = wrc;
     }

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "backend/sink.h" /* TSR__TMP_SUFFIX */
 #include "core/hints.h"
+#include "tier/safe_names.h"
 
 /* Handles are shared and stateless, one per delay in use: there is nothing
  * per file to keep, and not allocating means create cannot fail. */
@@ -32,7 +33,7 @@ static int null_create(MPI_Comm comm, const char *path, const tsr__schema *s,
   if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &me);
   size_t n = path ? strlen(path) : 0, ns = strlen(TSR__TMP_SUFFIX);
   if (me == 0 && n > ns && strcmp(path + n - ns, TSR__TMP_SUFFIX) == 0) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = tsr__name_create(path, O_WRONLY, 0644); /* never through a link */
     if (fd >= 0) close(fd);
   }
   enum { NSLOW = 8 };

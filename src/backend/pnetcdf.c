@@ -28,7 +28,9 @@
 #include "backend/backend.h"
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
+#include "backend/backend_fresh.h"
 #include "backend/classic_gaps.h"
+#include "core/memory_room.h"
 
 #define LIB "PnetCDF"
 
@@ -260,9 +262,9 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
   int cmode;
   /* The schema is the same on every rank, so this return is too. */
   if (s->format == 2)
-    cmode = NC_CLOBBER | NC_64BIT_OFFSET;
+    cmode = NC_NOCLOBBER | NC_64BIT_OFFSET; /* a fresh name: backend_fresh.h */
   else if (s->format == 5)
-    cmode = NC_CLOBBER | NC_64BIT_DATA;
+    cmode = NC_NOCLOBBER | NC_64BIT_DATA;
   else
     return tsr__berr_plain(err, TSR_EINVAL, LIB, "unknown format %d (path %s)", s->format, path);
 
@@ -270,6 +272,11 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
   tsr__bfile *bf;
   int rc = prepare(comm, path, h, s, "create", &bf, &info, err);
   if (rc) return rc;
+  if ((rc = tsr__backend_fresh_name(bf->comm, path, LIB, err))) {
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    free_file(bf);
+    return rc;
+  }
 
   /* ncmpi_create agrees on its result across ranks (MPI_File_open does). */
   errno = 0;
@@ -290,7 +297,13 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
     if (!rc) rc = read_layout(bf, err);
     /* Without a buffer every block takes the private-copy path. */
     if (!rc && h && h->buffer_bytes > 0) {
-      if ((st = ncmpi_buffer_attach(bf->ncid, (MPI_Offset)h->buffer_bytes)))
+      /* PnetCDF 1.12 does not check the buffer's malloc: a failed one is a
+       * SIGSEGV at the first bput (ncmpio_pack_xbuf), so try it first. */
+      if (!tsr__memory_can_allocate(h->buffer_bytes))
+        rc = tsr__berr_plain(err, TSR_ENOMEM, LIB,
+                             "cannot allocate the %lld-byte bput buffer (hint buffer_bytes) for %s",
+                             (long long)h->buffer_bytes, path);
+      else if ((st = ncmpi_buffer_attach(bf->ncid, (MPI_Offset)h->buffer_bytes)))
         rc = pnc_fail(err, st, 0, "ncmpi_buffer_attach", path, NULL);
       else
         bf->buffer_bytes = (MPI_Offset)h->buffer_bytes;

@@ -4,10 +4,16 @@
 #define TSR_CORE_AGREE_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 /* Every rank learns the most negative status. */
 int tsr__agree(MPI_Comm comm, int err);
 /* Agree on a status and on "any rank raised flag" in one reduction. */
 int tsr__agree_flag(MPI_Comm comm, int err, int *flag);
+
+/* After agreeing on @p agreed (this rank's status was @p mine, both not 0 on
+ * some rank): copy the message of the lowest rank that failed with the agreed
+ * code into every rank's @p msg. Collective over @p comm. (In errors.c.) */
+void tsr__share_message(MPI_Comm comm, int mine, int agreed, char *msg, size_t len);
 
 #endif

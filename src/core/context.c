@@ -125,8 +125,10 @@ int tsr_finalize(tsr_ctx **pctx) {
   /* Staged files reach their final paths before the job may end; the wait
    * is time the model spends blocked in Tessera. */
   double t1 = tsr__now();
-  int drc = tsr__drain_finalize(ctx->comm);
+  char msg[512];
+  int drc = tsr__drain_finalize(ctx->comm, msg, sizeof msg);
   ctx->stats.blocked_s += tsr__now() - t1;
+  if (!rc && drc) tsr__set_last_error(msg[0] ? msg : tsr_strerror(drc));
   if (!rc) rc = drc;
   MPI_Comm_free(&ctx->comm);
   free(ctx->init_hints);

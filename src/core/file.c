@@ -400,7 +400,8 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
    * reads them in place: one copy fewer. */
   const void *sbuf = buf;
   const tsr_decomp *sd = d; /* what the strategy gets */
-  int in_place = (d && (d->ordered || d->tiles.perm)) && f->strategy->reads_in_place;
+  /* Only after the checks: a failed enddef leaves no strategy to ask. */
+  int in_place = !rc && (d->ordered || d->tiles.perm) && f->strategy->reads_in_place;
   if (!rc && d->canon && !in_place) {
     sd = d->canon;
     rc = tsr__decomp_pack(f, d, tsr__type_size(f->schema.vars[varid].type), buf, &sbuf);

@@ -27,7 +27,11 @@ int tsr__lock_take(const char *path, int *fd, char *msg, size_t msglen) {
   *fd = -1;
   char *lp = lock_path(path);
   if (!lp) return TSR_ENOMEM;
-  int d = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  /* Never through a link: one planted at the lock's name is removed (it is
+   * nobody's lock; a lock is a plain file) and the open tried once more. */
+  int d = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (d < 0 && errno == ELOOP && unlink(lp) == 0)
+    d = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (d < 0) {
     snprintf(msg, msglen, "cannot create %s: %s", lp, strerror(errno));
     free(lp);

@@ -26,6 +26,7 @@
 
 #include "backend/backend.h"
 #include "core/hints_values.h"
+#include "core/memory_room.h"
 #include "core/log.h"
 #include "server/server_transport.h"
 #include "strategy/strategy.h"
@@ -88,7 +89,8 @@ typedef struct {
   const choice *choices; /* T_CHOICE */
   int64_t min;           /* T_SIZE, T_INT */
   const registry_ref *names; /* T_NAME */
-  /* T_SIZE: memory one rank allocates, so no more than the node has: a
+  /* T_SIZE: memory one rank allocates, so no more than the process may
+   * allocate (core/memory_room.h: physical memory, rlimits, cgroup): a
    * buffer that cannot exist is a hint error, not a crash at the first write. */
   int per_rank_memory;
 } key_info;
@@ -126,7 +128,9 @@ static const key_info keys[] = {
     {"grib_bits", TSR__H_GRIB_BITS, T_INT, FIELD(grib_bits), NULL, 1, NULL, 0},
     {"grib_packing", TSR__H_GRIB_PACKING, T_CHOICE, FIELD(grib_packing_ccsds), packing_choices, 0, NULL, 0},
     {"transport", TSR__H_TRANSPORT, T_NAME, FIELD(transport), NULL, 0, &transports, 0},
-    {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL, 1024, NULL, 1},
+    /* At least 2k: a message must hold an op header and a value (server_transport.h). */
+    {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL,
+     TSR__SRV_MIN_BOUND, NULL, 1},
     {"concentrators", TSR__H_CONCENTRATORS, T_CODEC, FIELD(concentrators), NULL, 0, NULL, 0},
     {"precision", TSR__H_PRECISION, T_CHOICE, FIELD(precision_float), precision_choices, 0, NULL, 0},
     {"null_delay_ms", TSR__H_NULL_DELAY, T_INT, FIELD(null_delay_ms), NULL, 0, NULL, 0},
@@ -288,13 +292,6 @@ static void format_size(int64_t v, char *buf, size_t cap) {
   snprintf(buf, cap, "%lld", (long long)v);
 }
 
-/* Physical memory of this node (sysconf); INT64_MAX when unknown. */
-static int64_t memory_bytes(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return INT64_MAX;
-  return (int64_t)pages * (int64_t)page;
-}
-
 /* strtol would accept leading blanks, signs and stop at garbage; we want
  * none of them: "aggregators=+2" is a typo, not a count. */
 static int parse_int(const char *s, int64_t min, int64_t *out) {
@@ -313,8 +310,9 @@ static void expected(const key_info *k, char *buf, size_t cap) {
   } else if (k->type == T_CODEC) {
     snprintf(buf, cap, "expected %s", codec_of(k)->expected);
   } else if (k->type == T_SIZE) {
-    snprintf(buf, cap, "expected a size >= %s (bytes, optional suffix k, m or g)",
-             k->min ? "1k" : "0");
+    char least[32];
+    format_size(k->min, least, sizeof least);
+    snprintf(buf, cap, "expected a size >= %s (bytes, optional suffix k, m or g)", least);
   } else if (k->type == T_PATH) {
     snprintf(buf, cap, "expected a path of at most %d characters", VALUE_MAX);
   } else if (k->type == T_NAME) {
@@ -352,7 +350,6 @@ static int parse_value(const key_info *k, span v, int64_t *out) {
   buf[v.n] = '\0';
   if (k->type == T_INT) return parse_int(buf, k->min, out);
   if (tsr__parse_size(buf, out) != 0 || *out < k->min) return -1;
-  if (k->per_rank_memory && *out > memory_bytes()) return -2;
   return 0;
 }
 
@@ -612,14 +609,17 @@ static int parse_kv(parser *ps, span key, span val, int strict, tsr__hints *d) {
     int bad = k->type == T_NAME   ? parse_name(k, val, name, sizeof name)
               : k->type == T_PATH ? (val.n < k->size ? 0 : -1)
                                   : parse_value(k, val, &v);
-    if (bad == -2) {
-      format_size(memory_bytes(), why, sizeof why);
-      return fail(ps, "hint '%s=%s': more than this node's memory (%s); each rank would allocate it",
-                  k->name, show(vs, sizeof vs, val), why);
-    }
     if (bad) {
       expected(k, why, sizeof why);
       return fail(ps, "hint '%s=%s': %s", k->name, show(vs, sizeof vs, val), why);
+    }
+    if (k->per_rank_memory) {
+      tsr__memory_room room;
+      tsr__memory_room_get(&room);
+      if (v > room.bytes)
+        return fail(ps, "hint '%s=%s': more than this process may allocate (%lld bytes, %s); "
+                    "each rank would allocate it", k->name, show(vs, sizeof vs, val),
+                    (long long)room.bytes, room.what);
     }
     if (k->type == T_NAME) {
       memcpy(field_of(d, k), name, sizeof name);

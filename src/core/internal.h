@@ -164,10 +164,6 @@ void tsr__lock_release(const char *path, int *fd);
 
 /* Record the message tsr_last_error() returns on this thread. */
 void tsr__set_last_error(const char *msg);
-/* After agreeing on @p agreed (this rank's status was @p mine, both not 0 on
- * some rank): copy the message of the lowest rank that failed with the agreed
- * code into every rank's @p msg. Collective over @p comm. */
-void tsr__share_message(MPI_Comm comm, int mine, int agreed, char *msg, size_t len);
 /* Remember an agreed failure @p code of @p ctx, with @p msg (may be NULL),
  * when it lost output (I/O, memory, MPI, TSR_EBUSY); other codes (a call
  * made wrongly, which the program handles) and 0 are ignored. */

@@ -2,6 +2,8 @@
  * mode, handed whole to the backend at enddef, and packed for servers. */
 #include "core/schema.h"
 
+#include "core/name_index.h"
+
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,8 @@ void tsr__schema_free(tsr__schema *s) {
   free(s->vars);
   free(s->dims);
   free_atts(s->gatts, s->ngatts);
+  tsr__name_index_free(&s->var_index);
+  tsr__name_index_free(&s->dim_index);
   tsr__schema_init(s);
 }
 
@@ -58,28 +62,39 @@ static int name_ok(const char *name) {
   return name && name[0] != '\0' && strlen(name) < TSR_MAX_NAME;
 }
 
+/* The array @p p of @p n records of @p size bytes with room for one more
+ * (NULL when memory runs out; @p p is then still valid): it doubles, so
+ * appending N records copies O(N) bytes in all. */
+static void *room_for_one(void *p, int *cap, int n, size_t size) {
+  if (n < *cap) return p;
+  int want = *cap ? 2 * *cap : 16;
+  void *np = realloc(p, (size_t)want * size);
+  if (np) *cap = want;
+  return np;
+}
+
 int tsr__schema_add_dim(tsr__schema *s, const char *name, int64_t len, int *dimid) {
   if (!name_ok(name) || len < 0) return TSR_EINVAL;
-  for (int d = 0; d < s->ndims; d++) {
-    if (strcmp(s->dims[d].name, name) == 0) return TSR_ENAME;
-    /* NetCDF classic formats allow one record dimension only. */
-    if (len == TSR_UNLIMITED && s->dims[d].len == TSR_UNLIMITED) return TSR_EINVAL;
-  }
-  tsr__dim *nd = realloc(s->dims, (size_t)(s->ndims + 1) * sizeof *nd);
-  if (!nd) return TSR_ENOMEM;
-  s->dims = nd;
-  memset(&nd[s->ndims], 0, sizeof nd[0]);
-  strcpy(nd[s->ndims].name, name);
-  nd[s->ndims].len = len;
+  if (tsr__name_index_find(s->dim_index, s->dims, sizeof *s->dims, s->ndims, name) >= 0)
+    return TSR_ENAME;
+  /* NetCDF classic formats allow one record dimension only. */
+  for (int d = 0; len == TSR_UNLIMITED && d < s->ndims; d++)
+    if (s->dims[d].len == TSR_UNLIMITED) return TSR_EINVAL;
+  tsr__dim *dims = room_for_one(s->dims, &s->dim_cap, s->ndims, sizeof *dims);
+  if (!dims) return TSR_ENOMEM;
+  s->dims = dims;
+  tsr__dim *nd = &s->dims[s->ndims];
+  memset(nd, 0, sizeof *nd);
+  strcpy(nd->name, name);
+  nd->len = len;
   if (dimid) *dimid = s->ndims;
   s->ndims++;
+  tsr__name_index_added(&s->dim_index, s->dims, sizeof *s->dims, s->ndims);
   return 0;
 }
 
 int tsr__schema_find_var(const tsr__schema *s, const char *name) {
-  for (int v = 0; v < s->nvars; v++)
-    if (strcmp(s->vars[v].name, name) == 0) return v;
-  return -1;
+  return tsr__name_index_find(s->var_index, s->vars, sizeof *s->vars, s->nvars, name);
 }
 
 int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndims,
@@ -96,10 +111,10 @@ int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndi
       is_record = 1;
     }
   }
-  tsr__var *nv = realloc(s->vars, (size_t)(s->nvars + 1) * sizeof *nv);
-  if (!nv) return TSR_ENOMEM;
-  s->vars = nv;
-  tsr__var *v = &nv[s->nvars];
+  tsr__var *vars = room_for_one(s->vars, &s->var_cap, s->nvars, sizeof *vars);
+  if (!vars) return TSR_ENOMEM;
+  s->vars = vars;
+  tsr__var *v = &s->vars[s->nvars];
   memset(v, 0, sizeof *v);
   strcpy(v->name, name);
   v->type = type;
@@ -108,6 +123,7 @@ int tsr__schema_add_var(tsr__schema *s, const char *name, tsr_type type, int ndi
   v->is_record = is_record;
   if (varid) *varid = s->nvars;
   s->nvars++;
+  tsr__name_index_added(&s->var_index, s->vars, sizeof *s->vars, s->nvars);
   return 0;
 }
 

@@ -31,11 +31,17 @@ typedef struct {
   int quantize_set, quantize_mode, quantize_nsd;
 } tsr__var;
 
+struct tsr__name_index;
+
 typedef struct tsr__schema {
   int ndims;
   tsr__dim *dims;
   int nvars;
   tsr__var *vars;
+  /* Room in dims and vars (they grow geometrically), and the indexes of
+   * their names (core/name_index.h): defining N variables costs O(N). */
+  int dim_cap, var_cap;
+  struct tsr__name_index *dim_index, *var_index;
   int ngatts;
   tsr__att *gatts;
   int format; /* 2 = CDF-2 (64-bit offset), 5 = CDF-5, 3 = netCDF-4 (4: its classic model, read only) */

@@ -19,9 +19,9 @@
  * whose layout they already have). Every bundle is preceded by its *index*
  * (the count, then each message's envelope and, for op and part messages,
  * its wire header): a server that cannot hold a bundle still knows what was
- * in it. Bundles are cut at the
- * servers' message bound (server_buffer_bytes/4) and held until sent; the
- * concentrator holds at most buffer_bytes of them in flight and otherwise
+ * in it. Bundles are cut at the servers' message bound (server_buffer_bytes/8,
+ * tsr__srv_chunk) and held until sent; the concentrator holds at most
+ * buffer_bytes of them in flight and otherwise
  * waits (the back-pressure the ring gives without concentrators).
  *
  * Server side: a receive of message (src, tag) is served from a queue of
@@ -33,16 +33,18 @@
  * the wire format do not know that concentrators exist. Replies (server ->
  * model) go by the inner transport directly.
  *
- * A bundle the server cannot hold (larger than server_buffer_bytes on its
- * own, or no memory for it) is received and dropped, and its messages are
- * queued as *lost* from the index: a lost op or part message is delivered
- * as its wire header with err = TSR_ENOMEM (the error header a client sends
+ * A bundle the server cannot hold (past the bundles' share of
+ * server_buffer_bytes with those it holds, or no memory for it) is
+ * received and dropped, and its messages are queued as *lost* from the
+ * index: a lost op or part message is delivered as its wire header with
+ * err = TSR_ENOMEM (the error header a client sends
  * when it cannot hand a tile over), a lost piece fails its receive with
  * TSR_ENOMEM (as a frame the server cannot allocate). Every stream stays in
  * step, the file fails on the server, and the model ranks get TSR_ENOMEM at
  * its next flush or close, with a message naming the server and the bundle
- * size (tsr__tp_refusal). Bundles held count in the server's peak memory
- * (tsr__tp_held). */
+ * size (tsr__tp_refusal). Bundles held (their indexes too, a file's
+ * description not: it is no data in flight) count in the server's peak
+ * memory (tsr__tp_held). */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -78,7 +80,8 @@ typedef struct {
 /* A received bundle (and its index), freed when its last message was taken. */
 typedef struct {
   char *buf, *index;
-  int64_t len; /* bytes of buf held */
+  int64_t len;     /* bytes of buf held */
+  int64_t counted; /* its bytes in the server's peak: index and body, less descriptions */
   int refs;
 } bundle;
 
@@ -112,7 +115,7 @@ typedef struct {
   /* Server side. */
   queued *q;
   int nq, capq;
-  int64_t bound;      /* server_buffer_bytes (0 = none): no bundle above it is held */
+  int64_t bound;      /* server_buffer_bytes (0 = none): bundles held stay under 3/4 of it */
   int64_t held, peak; /* bytes of bundles held now, and the most since the last tsr__tp_held */
   int server;         /* this server's index, for messages */
   char why[200];      /* the first refusal, for the failed file's message */
@@ -515,36 +518,68 @@ static queued *find(conc_state *st, int src, int tag) {
 
 static void bundle_release(conc_state *st, bundle *b) {
   if (--b->refs > 0) return;
-  st->held -= b->len;
+  st->held -= b->counted;
   free(b->buf);
   free(b->index);
   free(b);
 }
 
-/* Receive the body of the bundle whose index is @p index from @p c: held
- * in *buf, or refused (*buf NULL: dropped, with st->why saying so) when it
- * alone is larger than server_buffer_bytes or no memory can be had. */
-static int take_body(conc_state *st, int c, const tsr__transport *tp, char **buf, int64_t *len) {
+/* Bytes of the OPEN messages in a bundle, from its index (the index holds
+ * each op message's header): a file's description (hints, path, schema)
+ * is held for the file's life like its handle, outside server_buffer_bytes,
+ * which bounds data in flight (docs/servers.md). */
+static int64_t description_bytes(const char *index, int64_t ilen) {
+  int64_t count = 0, ix = 16, desc = 0;
+  if (ilen < 16) return 0;
+  memcpy(&count, index, sizeof count);
+  for (int64_t k = 0; k < count && ix + (int64_t)sizeof(envelope) <= ilen; k++) {
+    envelope e;
+    memcpy(&e, index + ix, sizeof e);
+    int64_t have = prefix_of(&e);
+    if (have == (int64_t)sizeof(tsr__wire_hdr) && e.len > have &&
+        ix + (int64_t)sizeof e + have <= ilen) {
+      tsr__wire_hdr h;
+      memcpy(&h, index + ix + sizeof e, sizeof h);
+      if (h.op == TSR__WIRE_OPEN) desc += e.len;
+    }
+    ix += (int64_t)sizeof e + tsr__wire_align(have);
+  }
+  return desc;
+}
+
+/* Receive the body of the bundle whose index (@p ilen bytes) is @p index
+ * from @p c: held in *buf, or refused (*buf NULL: dropped, with st->why
+ * saying so) when the bundles held would go past their share of
+ * server_buffer_bytes or no memory can be had. *@p counted: what it adds to
+ * the server's peak. */
+static int take_body(conc_state *st, int c, const tsr__transport *tp, const char *index,
+                     int64_t ilen, char **buf, int64_t *len, int64_t *counted) {
   tsr__transport *in = &st->inner;
   tsr__msg_info info;
   *buf = NULL;
   int rc = in->ops->wait(in, c, TSR__WIRE_TAG_BUNDLE, 1, &info);
   if (rc) return rc;
   *len = info.len;
-  /* Within the bound: the bundles held stay under server_buffer_bytes. A
-   * lone bundle is taken whatever its size, as a frame that cannot be cut.
-   * (The server holds bundles it took for later messages: a parallel round
-   * looks at every client's first message first, so with k clients per
-   * server about k first parts are held, each at most bound/4.) */
-  int over = st->bound > 0 && st->held > 0 && st->held + info.len > st->bound;
+  *counted = ilen + info.len - description_bytes(index, ilen);
+  /* Within the bound: the bundles held stay under three quarters of
+   * server_buffer_bytes, the receive buffer and the assembly slab taking an
+   * eighth each (tsr__srv_chunk), so that the server's peak never passes
+   * the bound. A lone bundle is taken whatever its size, as a frame that
+   * cannot be cut (at most bound/8, or a description). (The server holds
+   * bundles it took for later messages: a parallel round looks at every
+   * client's first message first, so with k clients per server about k
+   * first parts are held, each at most bound/8.) */
+  int64_t share = st->bound - 2 * tsr__srv_chunk(st->bound, 1);
+  int over = st->bound > 0 && st->held > 0 && st->held + *counted > share;
   char *b = over ? NULL : malloc((size_t)(info.len > 0 ? info.len : 1));
   in->nrecv = tp->nrecv; /* the server counts what it receives: bundles */
   if (!b) {
+    *counted = ilen; /* the body is dropped; the index stays until its messages are served */
     if (!st->why[0])
       snprintf(st->why, sizeof st->why,
                "server %d: cannot hold a bundle of %lld bytes from concentrator rank %d (%s)",
                st->server, (long long)info.len, c,
-               over ? "over server_buffer_bytes with the bundles it holds; raise it"
+               over ? "over its share of server_buffer_bytes with the bundles it holds; raise it"
                     : "out of memory");
     return in->ops->recv(in, c, TSR__WIRE_TAG_BUNDLE, NULL, 0);
   }
@@ -591,14 +626,14 @@ static int take_bundle(const tsr__transport *tp, int src, int block, int idle, i
   }
   b->index = index;
   if (!(rc = in->ops->recv(in, c, TSR__WIRE_TAG_BUNDLE, index, info.len)))
-    rc = take_body(st, c, tp, &b->buf, &b->len);
+    rc = take_body(st, c, tp, index, info.len, &b->buf, &b->len, &b->counted);
   if (rc) {
     free(index);
     free(b->buf);
     free(b);
     return rc;
   }
-  st->held += b->len;
+  st->held += b->counted;
   if (st->held > st->peak) st->peak = st->held;
   int64_t count = 0, at = 16, ix = 16;
   memcpy(&count, index, sizeof count);
@@ -737,7 +772,8 @@ const tsr__transport_ops tsr__transport_conc = {
 
 int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64_t bound,
                                int server) {
-  int64_t chunk = bound / 4; /* the servers' message bound */
+  /* Bundles are cut at a message's share of the bound, framing included. */
+  int64_t chunk = bound > 0 ? tsr__srv_chunk(bound, 1) + TSR__CONC_FRAME : 0;
   int size, rank;
   MPI_Comm comm = tp->comm;
   MPI_Comm_size(comm, &size);

@@ -8,6 +8,11 @@
 #include "server/server_state.h"
 #include "server/servers.h"
 
+/* The smallest bound leaves a message room for an op header and a value
+ * with a concentrator's framing: no message exceeds a quarter of the bound. */
+_Static_assert(TSR__SRV_MIN_BOUND / 8 - TSR__CONC_FRAME >= (int)sizeof(tsr__wire_hdr) + 16,
+               "TSR__SRV_MIN_BOUND too small for a header and a value");
+
 /* The layout asked for: io_groups x io_tasks; a missing one defaults to 1. */
 static int check_layout(const tsr__hints *h, int size, tsr__srv_layout *L) {
   int G = (h->set & TSR__H_IO_GROUPS) ? h->io_groups : 1;
@@ -103,17 +108,16 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   }
   if (!server) {
     /* Concentrators: a message leaves room for its envelope and its
-     * bundle's count, so that a bundle of one message fits the bound too. */
-    cl->chunk = h->server_buffer_bytes / 4;
-    if (cl->chunk && h->concentrators) cl->chunk -= TSR__CONC_FRAME;
+     * bundle's count, so that a bundle of one message fits its share too. */
+    cl->chunk = tsr__srv_chunk(h->server_buffer_bytes, h->concentrators != 0);
     ctx->servers = cl;
     *model_comm = part;
     return 0;
   }
 
   s.bound = h->server_buffer_bytes;
-  s.chunk = s.bound / 4; /* as the model side's (the slabs must be the same) */
-  if (s.chunk && h->concentrators) s.chunk -= TSR__CONC_FRAME;
+  /* As the model side's (the slabs must be the same). */
+  s.chunk = tsr__srv_chunk(s.bound, h->concentrators != 0);
   s.g = g;
   s.t = index % L.T;
   s.index = index;

@@ -81,10 +81,10 @@ int tsr__srv_serve(tsr__srv_server *s) {
   /* Staged files (stage_dir) reach their final paths before the model may
    * end: a server process has no tsr_finalize that would wait for them. */
   tsr__drain_totals dt;
-  int drc = tsr__drain_finish_local(&dt);
-  if (!rc) rc = drc;
   tsr__wire_reply fin;
   memset(&fin, 0, sizeof fin);
+  int drc = tsr__drain_finish_local(&dt, fin.berr.message, sizeof fin.berr.message);
+  if (!rc) rc = drc;
   fin.drain_files = dt.files;
   fin.drain_bytes = dt.bytes;
   fin.drain_failed = dt.failed;

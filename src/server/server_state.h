@@ -55,9 +55,9 @@ typedef struct {
   tsr__wire_hdr *hdrs;  /* serial PUT round: one header per model rank */
   double writer_s;      /* writer time of the files closed so far */
   /* server_buffer_bytes: the bound on memory for data in flight (0 = none);
-   * no message is larger than chunk = bound/4 (less a bundle's framing,
-   * TSR__CONC_FRAME, with concentrators), slabs neither, the bundles held
-   * (concentrators) stay under bound (server_conc.c), and the
+   * no message is larger than chunk = tsr__srv_chunk (bound/4, or bound/8
+   * less a bundle's framing with concentrators), slabs neither, the bundles
+   * held (concentrators) stay under the rest (server_conc.c), and the
    * backend's buffer of each file is held to bound/2. */
   int64_t bound, chunk;
   int64_t peak; /* most memory held in the server's buffers for data in flight */

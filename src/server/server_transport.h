@@ -105,6 +105,20 @@ int tsr__transport_concentrate(tsr__transport *tp, int per, int64_t limit, int64
                                int server);
 /* Bytes a bundle adds to a message (its envelope, the bundle's count). */
 enum { TSR__CONC_FRAME = 48 };
+/* How server_buffer_bytes=B is shared, so that a server's own buffers for
+ * data in flight never hold more than B (docs/servers.md): its receive
+ * buffer and its assembly slab take at most one message each, a quarter of
+ * B (the backend's buffer, held to B/2 by the drain rule, makes up the
+ * rest); with concentrators a message is an eighth of B, less a bundle's
+ * framing, and the bundles held take the other three quarters. Both sides
+ * derive the message size from this (0: unbounded). */
+static inline int64_t tsr__srv_chunk(int64_t bound, int concentrators) {
+  if (bound <= 0) return 0;
+  return concentrators ? bound / 8 - TSR__CONC_FRAME : bound / 4;
+}
+/* The smallest server_buffer_bytes: a message holds an op header and one
+ * value, so that none is larger than its share (server_layout.c checks). */
+enum { TSR__SRV_MIN_BOUND = 4096 };
 /* Server side: the most bytes of bundles the concentrators' layer held
  * since the last call (0 for other transports), and the first bundle it
  * could not hold, as a message naming the server and the bundle size (NULL

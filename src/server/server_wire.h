@@ -104,7 +104,7 @@ typedef struct {
 
 /* Serial backends: a flat tile's runs (flat 1) follow its header as DATA
  * messages of at most this many runs each, so that no message is larger
- * than the servers' bound @p chunk (server_buffer_bytes/4; 0 = none). */
+ * than the servers' bound @p chunk (tsr__srv_chunk; 0 = none). */
 static inline int64_t tsr__wire_runs_per_msg(int64_t chunk) {
   int64_t n = chunk / (2 * (int64_t)sizeof(int64_t));
   return chunk <= 0 ? (int64_t)1 << 26 : n > 0 ? n : 1;

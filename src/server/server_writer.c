@@ -119,6 +119,9 @@ int tsr__srv_open(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
    * drain rule then drains before a round that would go past). */
   if (!rc && s->bound > 0 && sf->hints.buffer_bytes > s->bound / 2)
     sf->hints.buffer_bytes = s->bound / 2;
+  /* The description is unpacked: its message (larger than any data
+   * message) leaves the receive buffer, which server_buffer_bytes bounds. */
+  if (s->bound > 0 && s->in.cap > s->chunk) tsr__srv_buf_free(&s->in);
   if (!rc && (!sf->parallel || sf->levels))
     rc = tsr__srv_slabs_init(&sf->slabs, sf->schema.nvars, sf->levels ? s->L.T : 0);
   if (ops) tsr__sink_init(&sf->sink, ops, &sf->hints, &sf->st, &sf->berr);

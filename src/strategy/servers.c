@@ -337,18 +337,27 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
   int r2 = tsr__ring_progress(&cl->ring, 1);
   if (!rc) rc = r2;
   if (stats_on()) tsr__srv_sizing_new(cl); /* without memory the report is skipped (agreed) */
-  for (int g = 0; first && g < cl->L.G && !rc; g++) {
-    tsr__wire_reply r;
-    rc = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
-    if (!rc) tsr__srv_sizing_add(cl, g, &r);
-    /* Each server acknowledges one first client: counted once. */
-    if (!rc)
-      tsr__drain_add_remote(&(tsr__drain_totals){.files = r.drain_files, .bytes = r.drain_bytes,
-                                                 .failed = r.drain_failed,
-                                                 .busy_s = r.drain_busy_s,
-                                                 .wait_s = r.drain_wait_s});
-  }
   tsr__berr berr = {0, ""};
+  int lost = rc; /* after a failure to reach a server, nothing more is heard */
+  for (int g = 0; first && g < cl->L.G && !lost; g++) {
+    tsr__wire_reply r;
+    lost = wait_ack(cl, tsr__srv_server_rank(&cl->L, g, t), &r);
+    if (lost) break;
+    tsr__srv_sizing_add(cl, g, &r);
+    /* Each server acknowledges one first client: counted once. */
+    tsr__drain_add_remote(&(tsr__drain_totals){.files = r.drain_files, .bytes = r.drain_bytes,
+                                               .failed = r.drain_failed,
+                                               .busy_s = r.drain_busy_s,
+                                               .wait_s = r.drain_wait_s});
+    /* A server's own failure at the end (a staged file it could not drain:
+     * it stays staged with its marker): the job hears why. Every group's
+     * acknowledgement is still received, so no server waits on its send. */
+    if (r.status && !rc) {
+      rc = r.status;
+      berr = r.berr;
+    }
+  }
+  if (!rc) rc = lost;
   if (cl->m == 0 && !rc) {
     rc = tsr__srv_poll_notes(cl, TSR__NOTES_ALL);
     if (!rc) rc = tsr__srv_take_error(cl, -1, &berr);

@@ -20,6 +20,7 @@
 #include "core/stats.h"
 #include "tessera.h"
 #include "tier/drain_convert.h"
+#include "tier/safe_names.h"
 #include "tier/stage.h"
 
 /* Large enough that a copy is a few hundred system calls per GB, small
@@ -83,8 +84,8 @@ static int sum_file(int fd, char *buf, size_t cap, uint64_t *sum, int64_t *size)
   return 0;
 }
 
-int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap, char *msg,
-                       size_t msglen) {
+int tsr__copy_verified(const char *src, const char *final, const struct timespec *made,
+                       char *buf, size_t cap, char *msg, size_t msglen) {
   size_t n = strlen(final) + sizeof TSR__STAGE_TMP_SUFFIX;
   char *tmp = malloc(n);
   int rc = 0, in = -1, out = -1;
@@ -98,7 +99,7 @@ int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap
     rc = fail(0, errno, msg, msglen, "cannot open", src);
     goto done;
   }
-  out = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0666); /* read back to verify */
+  out = tsr__name_create(tmp, O_RDWR, 0666); /* read back to verify; never through a link */
   if (out < 0) {
     rc = fail(0, errno, msg, msglen, "cannot create", tmp);
     goto done;
@@ -143,7 +144,8 @@ int tsr__copy_verified(const char *src, const char *final, char *buf, size_t cap
     goto done;
   }
   int oserr = 0;
-  rc = tsr__promote(tmp, final, &oserr, msg, msglen);
+  rc = made ? tsr__promote_made(tmp, final, made, &oserr, msg, msglen)
+            : tsr__promote(tmp, final, &oserr, msg, msglen);
 done:
   if (in >= 0) close(in);
   if (out >= 0) close(out);
@@ -155,9 +157,11 @@ done:
 int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
                     char *msg, size_t msglen) {
   struct stat sb;
-  int is_log = stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode); /* stage_format=log */
-  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen)
-                  : tsr__copy_verified(staged, final, buf, cap, msg, msglen);
+  int is_log = lstat(staged, &sb) == 0 && S_ISDIR(sb.st_mode); /* stage_format=log */
+  struct timespec made;
+  if (tsr__stage_made(staged, &made) < 0) return fail(0, errno, msg, msglen, "cannot find", staged);
+  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen) /* the converter checks */
+                  : tsr__copy_verified(staged, final, &made, buf, cap, msg, msglen);
   if (rc) return rc;
   /* The final file is complete: now, and only now, the staged copy goes;
    * its marker last, so a crash in between leaves a marker whose staged
@@ -320,11 +324,10 @@ static void stop_and_reset(tsr__drain_totals *out, char *msg, size_t msglen) {
   pthread_mutex_unlock(&D.mu);
 }
 
-int tsr__drain_finish_local(tsr__drain_totals *out) {
+int tsr__drain_finish_local(tsr__drain_totals *out, char *msg, size_t msglen) {
   tsr__drain_wait();
   tsr__drain_totals t;
-  char msg[512];
-  stop_and_reset(&t, msg, sizeof msg);
+  stop_and_reset(&t, msg, msglen);
   if (t.first_error) TSR_LOG("%s", msg);
   if (out) *out = t;
   return t.first_error;
@@ -342,11 +345,14 @@ static void sleepy_barrier(MPI_Comm comm) {
   }
 }
 
-int tsr__drain_finalize(MPI_Comm comm) {
+int tsr__drain_finalize(MPI_Comm comm, char *msg, size_t msglen) {
   tsr__drain_totals t;
-  int local = tsr__drain_finish_local(&t);
+  msg[0] = '\0';
+  int local = tsr__drain_finish_local(&t, msg, msglen);
   sleepy_barrier(comm);
   int rc = tsr__agree(comm, local);
+  /* The drains ran on a few ranks; the sentence reaches every one. */
+  if (rc) tsr__share_message(comm, local, rc, msg, msglen);
   const tsr__stats_env_t *env = tsr__stats_env();
   if (!env->text && !env->file) return rc;
   /* Collective whenever statistics are on (every rank decides alike); printed

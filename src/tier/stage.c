@@ -13,6 +13,7 @@
 
 #include "tessera.h"
 #include "tier/drain.h"
+#include "tier/safe_names.h"
 
 int64_t tsr__stage_schema_bytes(const tsr__schema *s, int frames) {
   int64_t fixed = 0, record = 0;
@@ -103,6 +104,51 @@ int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size
   return e == ENOSPC || e == EDQUOT ? TSR_ENOSPC : TSR_EACCES;
 }
 
+int tsr__stage_made(const char *staged, struct timespec *made) {
+  size_t n = strlen(staged) + sizeof TSR__DEST_SUFFIX;
+  char *marker = malloc(n);
+  struct stat sb;
+  int from_marker = 0;
+  if (marker) {
+    snprintf(marker, n, "%s%s", staged, TSR__DEST_SUFFIX);
+    from_marker = lstat(marker, &sb) == 0;
+    free(marker);
+  }
+  if (!from_marker && lstat(staged, &sb) != 0) return -1;
+  *made = sb.st_mtim;
+  return from_marker;
+}
+
+static int later(const struct timespec *a, const struct timespec *b) {
+  return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+}
+
+int tsr__promote_made(const char *tmp, const char *final, const struct timespec *made,
+                      int *oserr, char *msg, size_t msglen) {
+  const struct timespec times[2] = {*made, *made};
+  if (utimensat(AT_FDCWD, tmp, times, AT_SYMLINK_NOFOLLOW) != 0) {
+    int e = errno;
+    *oserr = e;
+    snprintf(msg, msglen, "cannot set the time of %s: %s", tmp, strerror(e));
+    unlink(tmp);
+    return errno_code(e);
+  }
+  struct stat sb;
+  if (lstat(final, &sb) == 0 && later(&sb.st_mtim, made)) {
+    char when[32] = "", mine[32] = "";
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&sb.st_mtim.tv_sec, &tm));
+    strftime(mine, sizeof mine, "%Y-%m-%d %H:%M:%S", localtime_r(&made->tv_sec, &tm));
+    *oserr = EEXIST;
+    snprintf(msg, msglen, "%s is newer (%s) than the copy completed at %s: not replaced "
+             "(the older copy stays staged; remove one of the two, then run "
+             "`tessera stage recover`)", final, when, mine);
+    unlink(tmp);
+    return TSR_EBUSY;
+  }
+  return tsr__promote(tmp, final, oserr, msg, msglen);
+}
+
 int tsr__write_full(int fd, const void *buf, size_t n) {
   const char *p = buf;
   while (n > 0) {
@@ -125,7 +171,7 @@ static int write_marker(const char *staged, const char *final, int64_t size, int
   char path[4096 + sizeof TSR__DEST_SUFFIX], text[4200];
   snprintf(path, sizeof path, "%s%s", staged, TSR__DEST_SUFFIX);
   int n = snprintf(text, sizeof text, "%s\n%lld\n", final, (long long)size);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd = tsr__name_create(path, O_WRONLY, 0644); /* never through a link */
   int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text ||
             tsr__write_full(fd, text, (size_t)n) != 0;
   int e = errno;

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "core/hints.h"
 #include "core/schema.h"
@@ -46,6 +47,21 @@ int tsr__stage_name(MPI_Comm comm, const char *stage_dir, const char *final, cha
 /* The one rename protocol: @p tmp (complete) becomes @p final, or is removed
  * when it cannot. Returns 0, TSR_ENOSPC or TSR_EACCES; *oserr holds errno. */
 int tsr__promote(const char *tmp, const char *final, int *oserr, char *msg, size_t msglen);
+
+/* When a staged file was complete: the modification time of its marker
+ * (written at commit, just before the staged file takes its name), or of the
+ * staged file itself when it has no marker. 1 from the marker, 0 from the
+ * staged file, -1 (errno set) when neither can be read. */
+int tsr__stage_made(const char *staged, struct timespec *made);
+
+/* tsr__promote for a drain, a conversion or a recovery, which may run long
+ * after the file was closed: @p tmp takes @p made as its modification time
+ * (the final file then says when its data were complete, as `cp -p` would),
+ * and replaces @p final only when @p final is not newer than @p made. A file
+ * that a rerun or another job wrote there meanwhile is never replaced by an
+ * older one: TSR_EBUSY, @p tmp removed, the staged file left to the caller. */
+int tsr__promote_made(const char *tmp, const char *final, const struct timespec *made,
+                      int *oserr, char *msg, size_t msglen);
 
 /* Commit of a staged file on its renamer: write the marker, promote
  * `<staged>.tessera-tmp` to @p staged, and hand it to the drain (started now,

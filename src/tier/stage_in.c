@@ -34,7 +34,7 @@ static int copy_in(const char *path, const char *local, char *msg, size_t msglen
   if (stat(local, &dst) == 0 && same_version(&src, &dst)) return 0;
   char *buf = malloc(COPY_BUF);
   if (!buf) return TSR_ENOMEM;
-  int rc = tsr__copy_verified(path, local, buf, COPY_BUF, msg, msglen);
+  int rc = tsr__copy_verified(path, local, NULL, buf, COPY_BUF, msg, msglen);
   free(buf);
   /* The source's time on the copy is what the quick check compares. */
   struct timespec t[2] = {src.st_atim, src.st_mtim};

@@ -18,6 +18,8 @@ for run in first second; do
   rc=$?
   [ "$rc" -eq 0 ] || { echo "identical_runs: the $run run failed ($rc)"; [ "$rc" -eq 3 ] && exit 3; exit 1; }
 done
+[ "$(ls "$out/first")" = "$(ls "$out/second")" ] ||
+  { echo "identical_runs: the two runs wrote different files"; exit 1; }
 n=0
 for f in "$out"/first/*; do
   b=$(basename "$f")

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../c/test_util.h"
+#include "../common/tsr_fixtures.h" /* tsr_test_same_bytes */
 
 enum { NZ = 3, NY = 7, NX = 5 };
 static const float FILL_T = -999.0f;
@@ -190,19 +191,6 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, dvar *t
   return rc ? rc : crc;
 }
 
-static int same_bytes(const char *a, const char *b) {
-  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-  int same = fa && fb;
-  while (same) {
-    int ca = fgetc(fa), cb = fgetc(fb);
-    if (ca != cb) same = 0;
-    if (ca == EOF || cb == EOF) break;
-  }
-  if (fa) fclose(fa);
-  if (fb) fclose(fb);
-  return same;
-}
-
 /* Whole frames against the expected values (fill where nobody owns). */
 static void verify_whole(tsr_file *f, kind k) {
   float *all = malloc(sizeof(float) * NZ * NY * NX);
@@ -332,14 +320,14 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
         char a[600], b[600];
         snprintf(a, sizeof a, "%s.%04d", path, me);
         snprintf(b, sizeof b, "%s.%04d", ref, me);
-        if (k != K_BOXES && k != K_EMPTY) TU_EQ(same_bytes(a, b), 1);
+        if (k != K_BOXES && k != K_EMPTY) TU_EQ(tsr_test_same_bytes(a, b), 1);
         /* The pieces read back as the one file (tsr_open's strategy=split),
          * by this job's ranks and by rank 0 alone. */
         verify_with(ctx, path, "strategy=split", k, &t, &h);
         verify_alone(path, k);
       } else {
         verify(ctx, path, k, &t, &h);
-        if (k != K_HOLES && k != K_EMPTY && me == 0) TU_EQ(same_bytes(path, ref), 1);
+        if (k != K_HOLES && k != K_EMPTY && me == 0) TU_EQ(tsr_test_same_bytes(path, ref), 1);
       }
     }
   }

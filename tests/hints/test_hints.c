@@ -208,7 +208,8 @@ static void test_empty(void) {
 
 static void test_bad_values(void) {
   BAD("aggregators=+2", "hint 'aggregators=+2': expected an integer >= 1");
-  BAD("buffer_bytes=1048576g", "~hint 'buffer_bytes=1048576g': more than this node's memory (");
+  BAD("buffer_bytes=1048576g",
+      "~hint 'buffer_bytes=1048576g': more than this process may allocate (");
   BAD("slab_bytes=1048576g", "~each rank would allocate it");
   BAD("aggregators=abc", "hint 'aggregators=abc': expected an integer >= 1");
   BAD("aggregators=0", "hint 'aggregators=0': expected an integer >= 1");

@@ -52,7 +52,8 @@ static void create_hint(void) {
   EXPECT(rc, TSR_EHINT, "hint 'strategy=fast': expected serial, direct, aggregate, split or servers",
          "tsr_create");
   rc = tsr_create(ctx, "unused.nc", "buffer_bytes=1048576g", &f);
-  EXPECT(rc, TSR_EHINT, "more than this node's memory", "tsr_create");
+  EXPECT(rc, TSR_EHINT, "hint 'buffer_bytes=1048576g': more than this process may allocate (",
+         "tsr_create");
   tsr_finalize(&ctx);
   MPI_Comm_free(&model);
 }

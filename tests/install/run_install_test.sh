@@ -127,4 +127,16 @@ fi
 "$prefix/bin/tessera" tune --version | grep -qx "tessera tune ${v#tessera }" || fail "tessera tune --version"
 help=$("$prefix/bin/tessera" --help) && echo "$help" | grep -q "tune" || fail "tessera --help"
 ok "installed tessera --version, tessera tune --version"
+# A log whose drain failed (a converter that refuses) is finished later by the
+# installed `tessera stage recover`, which finds the installed tessera-convert
+# without PATH or TESSERA_CONVERT.
+TESSERA_CONVERT=/bin/false mpirun $flags -n 2 "$prefix/bin/tessera-bench" --nx 16 --ny 12 --nz 3 \
+  --steps 2 --output-every 1 --quiet --out "$work/bench_rec" --stage-dir "$work/stage_rec" \
+  --hints stage_format=log >"$work/bench_rec.log" 2>&1 && fail "a refusing converter went unnoticed"
+ls "$work/stage_rec" | grep -q tessera-dest || { cat "$work/bench_rec.log"; fail "no staged log left"; }
+env -u TESSERA_CONVERT PATH=/usr/bin:/bin "$prefix/bin/tessera" stage recover "$work/stage_rec" \
+  >"$work/recover.log" 2>&1 || { cat "$work/recover.log"; fail "installed tessera stage recover"; }
+[ -z "$(ls -A "$work/stage_rec")" ] || fail "stage recover left files in the stage"
+ls "$work/bench_rec" | grep -q . || fail "stage recover placed no file"
+ok "installed tessera stage recover finds the installed tessera-convert"
 echo "install: $passed passed, 0 failed"

@@ -43,3 +43,17 @@ def test_dry_run_removes_nothing(tmp_path, capsys):
 
 def test_not_a_directory(tmp_path):
     assert clean.main([str(tmp_path / "missing")]) == 2
+
+
+def test_log_temporary_and_planted_link(tmp_path):
+    """A staged log's temporary is a directory; a link is removed, never its target."""
+    log = tmp_path / "run.nc.tessera-tmp"
+    log.mkdir()
+    (log / "000000.log").write_bytes(b"partial")
+    victim = tmp_path / "precious.txt"
+    victim.write_bytes(b"keep me")
+    (tmp_path / "x.nc.tessera-tmp").symlink_to(victim)
+    (tmp_path / "x.nc.tessera-lock").symlink_to(victim)
+    assert clean.main([str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]
+    assert victim.read_bytes() == b"keep me"

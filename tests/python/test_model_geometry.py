@@ -89,3 +89,16 @@ def test_frame_bytes_of_the_default_fields():
     floats = 3 * 13 * 21 + 3 * 14 * 20 + 3 * 4 * 13 * 20 + 4 * 3 * 13 * 20 + 4 * 13 * 20 \
         + 2 * 13 * 21 + 2 * 14 * 20 + 17 * 13 * 20 + 3 + 4 + 1 + 1
     assert c.frame_bytes() == 4 * floats + 19
+
+
+def test_schema_read_is_bounded(tmp_path):
+    """A schema is read with tessera-bench's size bound: /dev/zero (which
+    never ends) is refused with a sentence naming it, and a small header
+    still reads (issue 25)."""
+    from tessera.model_case import cdl_defs
+    with pytest.raises(ValueError, match=r"^/dev/zero: larger than the 64 MiB a schema may hold"):
+        cdl_defs("/dev/zero")
+    cdl = tmp_path / "s.cdl"
+    cdl.write_text("netcdf s {\ndimensions:\n\tTime = UNLIMITED ;\n\tx = 4 ;\nvariables:\n"
+                   "\tfloat T(Time, x) ;\n}\n")
+    assert cdl_defs(str(cdl)) == ([("T", "float", ("x",))], {"Time": 0, "x": 4})

@@ -15,7 +15,9 @@
  *                With 4 ranks two servers write each file (a parallel
  *                backend), and delete it together.
  *   ring_enomem  The model ranks cannot allocate the hand-off ring
- *                (RLIMIT_AS set by this program, below buffer_bytes):
+ *                (RLIMIT_AS set by this program below buffer_bytes after
+ *                tsr_create: before, the hint itself is refused, TSR_EHINT,
+ *                see tests/hints/test_memory_limits.c):
  *                tsr_enddef is TSR_ENOMEM on every model rank, the servers
  *                still stop (no hang: CTest's timeout) and return
  *                TSR_ENOMEM from tsr_init. With transport=p2p and rma.
@@ -41,29 +43,29 @@
 #define ASAN 0
 #endif
 
+/* RLIMIT_AS lowered to what this process maps now plus @p room bytes. */
+static void limit_address_space(long room) {
+  struct rlimit lim;
+  getrlimit(RLIMIT_AS, &lim);
+  long pages = 0;
+  FILE *fp = fopen("/proc/self/statm", "r");
+  if (fp && fscanf(fp, "%ld", &pages) != 1) pages = 0;
+  if (fp) fclose(fp);
+  lim.rlim_cur = (rlim_t)(pages * sysconf(_SC_PAGESIZE) + room);
+  if (pages > 0) setrlimit(RLIMIT_AS, &lim);
+}
+
 /* Start G=1 x T=1 servers (the last rank). @p srv_fsize > 0: a file size
  * limit on the server rank alone, during tsr_init (where it serves).
- * @p model_as > 0: that many bytes of address space more than the model
- * ranks use now. Returns tsr_init's code; *model is MPI_COMM_NULL on the
- * server. */
-static int start(const char *hints, long srv_fsize, long model_as, tsr_ctx **ctx,
-                 MPI_Comm *model) {
+ * Returns tsr_init's code; *model is MPI_COMM_NULL on the server. */
+static int start(const char *hints, long srv_fsize, tsr_ctx **ctx, MPI_Comm *model) {
   int server = tsr_test_rank() == tsr_test_nranks() - 1;
-  struct rlimit old_f, old_as;
+  struct rlimit old_f;
   getrlimit(RLIMIT_FSIZE, &old_f);
-  getrlimit(RLIMIT_AS, &old_as);
   if (server && srv_fsize > 0) {
     signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of a killed process */
     struct rlimit lim = {(rlim_t)srv_fsize, old_f.rlim_max};
     setrlimit(RLIMIT_FSIZE, &lim);
-  }
-  if (!server && model_as > 0) {
-    long pages = 0;
-    FILE *fp = fopen("/proc/self/statm", "r");
-    if (fp && fscanf(fp, "%ld", &pages) != 1) pages = 0;
-    if (fp) fclose(fp);
-    struct rlimit lim = {(rlim_t)(pages * sysconf(_SC_PAGESIZE) + model_as), old_as.rlim_max};
-    if (pages > 0) setrlimit(RLIMIT_AS, &lim);
   }
   int rc = tsr_init(MPI_COMM_WORLD, hints, ctx, model);
   if (server) setrlimit(RLIMIT_FSIZE, &old_f);
@@ -115,7 +117,7 @@ static void next_put(void) {
   MPI_Barrier(MPI_COMM_WORLD);
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
-  int rc = start("strategy=servers:io_groups=1:io_tasks=1", 2000, 0, &ctx, &model);
+  int rc = start("strategy=servers:io_groups=1:io_tasks=1", 2000, &ctx, &model);
   if (model == MPI_COMM_NULL) { /* the server: the job's last failure, named */
     TSR_CHECK_RC(rc, TSR_ENOSPC);
     TSR_CHECKF(!strncmp(tsr_last_error(), big, strlen(big)), "server: tsr_last_error '%s'",
@@ -178,7 +180,7 @@ static void ring_enomem_with(const char *transport) {
   char hints[128];
   snprintf(hints, sizeof hints,
            "strategy=servers:io_groups=1:io_tasks=1:buffer_bytes=1g:transport=%s", transport);
-  int rc = start(hints, 0, 256L << 20, &ctx, &model);
+  int rc = start(hints, 0, &ctx, &model);
   if (model == MPI_COMM_NULL) {
     TSR_CHECK_RC(rc, TSR_ENOMEM);
     return;
@@ -187,9 +189,14 @@ static void ring_enomem_with(const char *transport) {
   tsr_file *f;
   int dim, v;
   TSR_CHECK_OK(tsr_create(ctx, path, NULL, &f));
+  /* The ring is allocated at the first hand-off, the OPEN of enddef. */
+  struct rlimit old_as;
+  getrlimit(RLIMIT_AS, &old_as);
+  limit_address_space(256L << 20);
   TSR_CHECK_OK(tsr_def_dim(f, "n", 4, &dim));
   TSR_CHECK_OK(tsr_def_var(f, "k", TSR_INT, 1, &dim, &v));
   TSR_CHECK_RC(tsr_enddef(f), TSR_ENOMEM);
+  setrlimit(RLIMIT_AS, &old_as);
   TSR_CHECK_OK(tsr_close(&f));
   TSR_CHECK_OK(tsr_finalize(&ctx)); /* reported at enddef, not again */
   TSR_CHECK_EQ_INT(exists(path), 0);
@@ -226,7 +233,7 @@ static void abort_file(void) {
   MPI_Comm model;
   int rc = start(tsr_test_nranks() >= 4 ? "strategy=servers:io_groups=1:io_tasks=2"
                                          : "strategy=servers:io_groups=1:io_tasks=1",
-                 0, 0, &ctx, &model);
+                 0, &ctx, &model);
   if (model == MPI_COMM_NULL) { /* a server: nothing failed */
     TSR_CHECK_OK(rc);
     return;

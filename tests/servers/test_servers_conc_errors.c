@@ -4,11 +4,13 @@
  * One server (io_tasks=1) behind one concentrator for every model rank
  * (concentrators=per_node on one node), the null backend (parallel: the
  * server first looks at every client's first message of a round, then takes
- * the parts client by client) and server_buffer_bytes=1k, the smallest: each
- * tile goes in parts of one value (a 216-byte message, a 272-byte bundle),
- * and with 5 model ranks the server must hold the first parts of 4 clients
- * while it takes the first client's parts, past the bound (so the test
- * runs at 6 ranks). (Over transport=rma the hundreds of one-value bundles
+ * the parts client by client) and server_buffer_bytes=4k, the smallest: each
+ * tile goes in parts of at most 464 bytes (an eighth of the bound less the
+ * framing; a bundle of at most 512), and with 5 model ranks the server must
+ * hold the parts of the clients before the one it takes, past the three
+ * quarters of the bound that bundles may take (the receive buffer and the
+ * slab take an eighth each; so the test runs at 6 ranks). (Over
+ * transport=rma the many small bundles
  * in flight each take a window attachment, past Open MPI's limit: TSR_EMPI
  * at the put, a known limit of rma with tiny bounds.)
  * Expected: tsr_flush returns TSR_ENOMEM on every model rank, with a
@@ -79,7 +81,7 @@ int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   const char *dir = argc > 1 ? argv[1] : ".";
   int64_t peak = -1;
-  int rc = run(dir, ":server_buffer_bytes=1k", "tiny", &peak);
+  int rc = run(dir, ":server_buffer_bytes=4k", "tiny", &peak);
   TU_EQ(rc, TSR_ENOMEM); /* every rank: model ranks from tsr_flush, the server from tsr_init */
   MPI_Barrier(MPI_COMM_WORLD);
   peak = -1;

@@ -91,6 +91,70 @@ class Recover(unittest.TestCase):
         with open(final, "rb") as fh:
             self.assertEqual(fh.read(), b"new" * 100)
 
+    def test_newer_final_is_not_replaced(self):
+        s, final = self.staged("h")
+        old = os.stat(s).st_mtime_ns - 100 * 10**9
+        os.utime(s + stage.DEST_SUFFIX, ns=(old, old))  # closed 100 s ago
+        with open(final, "wb") as fh:  # a rerun wrote the path since
+            fh.write(b"newer")
+        self.assertEqual(self.recover(), 1)
+        with open(final, "rb") as fh:
+            self.assertEqual(fh.read(), b"newer")
+        self.assertTrue(os.path.exists(s))
+        self.assertTrue(os.path.exists(s + stage.DEST_SUFFIX))
+        self.assertFalse(os.path.lexists(final + stage.TMP_SUFFIX))
+        self.assertTrue(any("is newer" in line for line in self.log), self.log)
+
+    def test_copy_carries_the_marker_time(self):
+        s, final = self.staged("i")
+        made = os.stat(s + stage.DEST_SUFFIX).st_mtime_ns
+        self.assertEqual(self.recover(), 0)
+        self.assertEqual(os.stat(final).st_mtime_ns, made)
+
+    def test_link_at_temporary_is_not_followed(self):
+        victim = os.path.join(self.tmp.name, "victim")
+        with open(victim, "wb") as fh:
+            fh.write(b"precious")
+        s, final = self.staged("j")
+        os.symlink(victim, final + stage.TMP_SUFFIX)
+        self.assertEqual(self.recover(), 0)
+        with open(victim, "rb") as fh:
+            self.assertEqual(fh.read(), b"precious")
+        self.assertFalse(os.path.islink(final))
+        with open(final, "rb") as fh:
+            self.assertEqual(fh.read(), DATA)
+
+    @unittest.skipUnless(hasattr(os, "geteuid") and os.geteuid() == 0, "needs root to chown")
+    def test_foreign_marker_is_left_alone(self):
+        s, final = self.staged("k")
+        os.chown(s + stage.DEST_SUFFIX, 4242, -1)  # another user's marker names any path
+        self.assertEqual(self.recover(), 1)
+        self.assertFalse(os.path.exists(final))
+        self.assertTrue(os.path.exists(s))
+        self.assertTrue(any("not to this user" in line for line in self.log), self.log)
+
+    def test_link_as_staged_file_is_left_alone(self):
+        victim = os.path.join(self.tmp.name, "secret")
+        with open(victim, "wb") as fh:
+            fh.write(DATA)
+        s, final = self.staged("l", make_file=False)
+        os.symlink(victim, s)
+        self.assertEqual(self.recover(), 1)
+        self.assertFalse(os.path.exists(final))
+
+    def test_orphan_temporaries(self):
+        dead = os.path.join(self.sdir, "m.nc.0123456789abcdef-4194305-0" + stage.TMP_SUFFIX)
+        live = os.path.join(self.sdir, f"n.nc.0123456789abcdef-{os.getpid()}-0" + stage.TMP_SUFFIX)
+        log_dir = os.path.join(self.sdir, "o.nc.0123456789abcdef-4194305-1" + stage.TMP_SUFFIX)
+        for p in (dead, live):
+            with open(p, "wb") as fh:
+                fh.write(b"partial")
+        os.mkdir(log_dir)
+        with open(os.path.join(log_dir, "000000.log"), "wb") as fh:
+            fh.write(b"partial")
+        self.assertEqual(self.recover(), 0)
+        self.assertEqual(os.listdir(self.sdir), [os.path.basename(live)])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -44,7 +44,9 @@
  * Usage: test_stage SCENARIO DIR. Exit 77 (skip) when the strategy is not
  * built. */
 #define _DEFAULT_SOURCE /* usleep */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/tsr_fixtures.h" /* tsr_test_same_bytes */
 #include "tessera.h"
 
 static int g_rank, g_size, g_fail;
@@ -80,20 +83,6 @@ static long long file_size(const char *p) {
   return stat(p, &sb) == 0 ? (long long)sb.st_size : -1;
 }
 
-/* 1 when both files exist and hold the same bytes. */
-static int same_bytes(const char *a, const char *b) {
-  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-  int same = fa && fb;
-  while (same) {
-    int ca = fgetc(fa), cb = fgetc(fb);
-    if (ca != cb) same = 0;
-    if (ca == EOF) break;
-  }
-  if (fa) fclose(fa);
-  if (fb) fclose(fb);
-  return same;
-}
-
 /* Entries of a directory other than . and .. */
 static int count_entries(const char *dir) {
   DIR *d = opendir(dir);
@@ -106,20 +95,16 @@ static int count_entries(const char *dir) {
   return n;
 }
 
+static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  remove(p);
+  return 0;
+}
+
+/* The stage of an earlier run, logs (directories) included, is gone. */
 static void empty_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    mkdir(dir, 0755);
-    return;
-  }
-  struct dirent *e;
-  char p[1200];
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-      unlink(p);
-    }
-  closedir(d);
+  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  mkdir(dir, 0755);
 }
 
 /* One record variable v(Time, y, 1024) of floats, rows split over the ranks,
@@ -192,7 +177,7 @@ static int identical(tsr_ctx **ctx, const char *strategy, const char *dir, const
       final_name(b, sizeof b, stg, strategy);
     }
     CHECK(file_size(b) > 0);
-    CHECK(same_bytes(a, b));
+    CHECK(tsr_test_same_bytes(a, b));
   }
   if (g_rank == 0) CHECK(count_entries(sdir) == 0);
   return 0;
@@ -227,7 +212,7 @@ static void finalize_compare(tsr_ctx **ctx, const char *final, const char *ref, 
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_RC(tsr_finalize(ctx), 0);
   if (g_rank == 0) {
-    CHECK(same_bytes(final, ref));
+    CHECK(tsr_test_same_bytes(final, ref));
     CHECK(count_entries(sdir) == 0);
   }
 }
@@ -259,7 +244,7 @@ static int hybrid(tsr_ctx **ctx, const char *dir) {
     CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
     CHECK(strcmp(dest, large) == 0);
     CHECK(size == file_size(ref));
-    CHECK(same_bytes(staged, ref));
+    CHECK(tsr_test_same_bytes(staged, ref));
   }
   finalize_compare(ctx, large, ref, sdir);
   return 0;
@@ -278,7 +263,7 @@ static int rewrite(tsr_ctx **ctx, const char *dir) {
   CHECK_RC(write_file(*ctx, path, hints, 512, 2), 0);
   CHECK_RC(tsr_finalize(ctx), 0);
   if (g_rank == 0) {
-    CHECK(same_bytes(path, ref));
+    CHECK(tsr_test_same_bytes(path, ref));
     CHECK(count_entries(sdir) == 0);
   }
   return 0;
@@ -335,7 +320,7 @@ static int stage_in(tsr_ctx **ctx, const char *dir) {
   if (g_rank == 0) {
     CHECK(count_entries(sdir) == 1);
     only_entry(sdir, copy, sizeof copy);
-    CHECK(same_bytes(copy, src));
+    CHECK(tsr_test_same_bytes(copy, src));
     ino = inode_of(copy);
   }
   read_check(*ctx, src, hints, 64, 0);
@@ -348,7 +333,7 @@ static int stage_in(tsr_ctx **ctx, const char *dir) {
   read_check(*ctx, src, hints, 64, 1);
   if (g_rank == 0) {
     CHECK(count_entries(sdir) == 1);
-    CHECK(same_bytes(copy, src));
+    CHECK(tsr_test_same_bytes(copy, src));
   }
   return 0;
 }
@@ -485,7 +470,7 @@ static int dest_full(tsr_ctx **ctx, const char *dir) {
     CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
     CHECK(strcmp(dest, path) == 0);
     CHECK(size == file_size(ref));
-    CHECK(same_bytes(staged, ref));
+    CHECK(tsr_test_same_bytes(staged, ref));
   }
   return 0;
 }
