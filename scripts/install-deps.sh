@@ -6,10 +6,12 @@ set -euo pipefail
 # on them (tests/bench/test_cdo_nco.py). libnetcdff-dev and m4: what a WRF
 # build needs beside Tessera (the serial NetCDF-Fortran; its serial NetCDF-C
 # headers in /usr/include must not shadow the MPI build Tessera uses, which
-# tests/wrf/check_netcdf_mpi.sh checks).
+# tests/wrf/check_netcdf_mpi.sh checks). slurmctld, slurmd, slurm-client and
+# munge: tests/slurm start a one-node Slurm cluster of their own
+# (scripts/slurm-local.sh; the packages' own services are not used).
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
       cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools
-      cdo nco libnetcdff-dev m4)
+      cdo nco libnetcdff-dev m4 slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
