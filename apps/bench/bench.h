@@ -127,6 +127,7 @@ typedef struct bench_config {
   int nx, ny, nz;
   int px, py; /* 0: from MPI_Dims_create */
   int steps, output_every, sweeps, frames_per_file;
+  int halo; /* halo width of the model's arrays: BENCH_HALO, or 0 (--halo 0) */
   double dt;                          /* model seconds per step */
   double dx, dy;                      /* grid spacing, metres */
   char start_date[BENCH_DATE_LEN + 1]; /* WRF form */

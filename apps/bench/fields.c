@@ -94,8 +94,8 @@ static void build_shape(const bench_run *run, bench_shape *sh, int ndims, const 
       sh->start[d] = 0;
       sh->count[d] = dim->len;
     }
-    sh->mstart[d] = sh->start[d] - (horiz ? BENCH_HALO : 0);
-    sh->mcount[d] = sh->count[d] + (horiz ? 2 * BENCH_HALO : 0);
+    sh->mstart[d] = sh->start[d] - (horiz ? run->cfg.halo : 0);
+    sh->mcount[d] = sh->count[d] + (horiz ? 2 * run->cfg.halo : 0);
   }
   /* A variable along one horizontal axis only is owned by the first row
    * (or column) of the process grid, so that tiles never overlap. */

@@ -29,6 +29,9 @@ static const char usage[] =
     "  --steps N              model steps (default 20)\n"
     "  --output-every N       history output every N steps; frame 0 is written at\n"
     "                         the start, as WRF does (default 5)\n"
+    "  --halo N               halo width of the model's arrays: 1 (default), or 0 for\n"
+    "                         contiguous tiles as a program without a stencil holds\n"
+    "                         them (with --sweeps 0 or --steps 0)\n"
     "  --sweeps N             substeps per step, each a halo exchange and a stencil\n"
     "                         sweep: the compute weight (default 2)\n"
     "  --dt SECONDS           model time step, sets the output times (default 60)\n"
@@ -76,6 +79,7 @@ static void defaults(bench_config *c) {
   c->steps = 20;
   c->output_every = 5;
   c->sweeps = 2;
+  c->halo = BENCH_HALO;
   c->frames_per_file = 1;
   c->dt = 60.0;
   c->dx = c->dy = 3000.0;
@@ -119,7 +123,8 @@ enum {
   OPT_NX = 256, OPT_NY, OPT_NZ, OPT_PX, OPT_PY, OPT_STEPS, OPT_EVERY, OPT_SWEEPS, OPT_FPF,
   OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
-  OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP
+  OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP,
+  OPT_HALO
 };
 
 static const struct option long_options[] = {
@@ -131,6 +136,7 @@ static const struct option long_options[] = {
     {"steps", required_argument, NULL, OPT_STEPS},
     {"output-every", required_argument, NULL, OPT_EVERY},
     {"sweeps", required_argument, NULL, OPT_SWEEPS},
+    {"halo", required_argument, NULL, OPT_HALO},
     {"frames-per-file", required_argument, NULL, OPT_FPF},
     {"dt", required_argument, NULL, OPT_DT},
     {"dx", required_argument, NULL, OPT_DX},
@@ -171,6 +177,11 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
   case OPT_STEPS: c->set |= BO_STEPS; return to_int(name, val, 0, &c->steps, err, errlen);
   case OPT_EVERY: c->set |= BO_EVERY; return to_int(name, val, 1, &c->output_every, err, errlen);
   case OPT_SWEEPS: return to_int(name, val, 0, &c->sweeps, err, errlen);
+  case OPT_HALO:
+    if (to_int(name, val, 0, &c->halo, err, errlen) != 0) return -1;
+    if (c->halo <= BENCH_HALO) return 0;
+    snprintf(err, errlen, "--halo is 0 or %d, got %d", BENCH_HALO, c->halo);
+    return -1;
   case OPT_FPF: c->set |= BO_FPF; return to_int(name, val, 1, &c->frames_per_file, err, errlen);
   case OPT_RESTART_EVERY:
     c->set |= BO_RESTART_EVERY;
@@ -481,6 +492,11 @@ int bench_finish_config(bench_config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "--memory-order xzy is for box decompositions, not --decomp cells");
     return -1;
   }
+  if (c->halo == 0 && c->sweeps > 0 && c->steps > 0) {
+    /* The stencil reads its neighbours' points from the halo. */
+    snprintf(err, errlen, "--halo 0 leaves the stencil no halo: use --sweeps 0 (or --steps 0)");
+    return -1;
+  }
   if (c->restart[0] && c->input[0]) {
     snprintf(err, errlen, "--restart and --input both give the initial state: use one");
     return -1;
@@ -499,9 +515,9 @@ void bench_print_config(const bench_config *c) {
   printf("nx = %d\nny = %d\nnz = %d\npx = %d\npy = %d\nsteps = %d\noutput_every = %d\n"
          "sweeps = %d\nframes_per_file = %d\ndt = %g\ndx = %g\ndy = %g\nstart = %s\n"
          "restart_every = %d\nnocolons = %d\nhints = %s\nplain = %s\nschema = %s\nout = %s\n"
-         "memory_order = %s\ndecomp = %s\n",
+         "memory_order = %s\ndecomp = %s\nhalo = %d\n",
          c->nx, c->ny, c->nz, c->px, c->py, c->steps, c->output_every, c->sweeps,
          c->frames_per_file, c->dt, c->dx, c->dy, c->start_date, c->restart_every, c->nocolons,
          c->hints, c->plain[0] ? c->plain : "(no)", c->schema[0] ? c->schema : "(default)", c->out,
-         c->xzy ? "xzy" : "zyx", c->cells ? "cells" : "box");
+         c->xzy ? "xzy" : "zyx", c->cells ? "cells" : "box", c->halo);
 }

@@ -43,6 +43,9 @@ void plain_copy_box(char *dst, const int64_t dshape[], const int64_t doff[], con
                     size_t es);
 /* Grow *buf to at least n bytes. 0 or -1. */
 int plain_fit(void **buf, size_t *cap, size_t n);
+/* 1 when the shape's tile is its whole memory box (--halo 0): the model's
+ * array is then the contiguous buffer a library call takes as it is. */
+int plain_tile_contiguous(const bench_shape *sh);
 MPI_Datatype plain_mpi_type(tsr_type t);
 /* Collective: TSR_EIO on every rank when any failed, with the first failing
  * rank's message in run->err; else 0. */

@@ -31,6 +31,7 @@ static int make_types(bench_run *run) {
     const bench_field *f = &run->fields[v];
     p->mtype[v] = MPI_DATATYPE_NULL;
     if (f->shape < 0 || run->shapes[f->shape].tile_elems == 0) continue;
+    if (plain_tile_contiguous(&run->shapes[f->shape])) continue; /* the element type will do */
     const bench_shape *sh = &run->shapes[f->shape];
     int sizes[TSR_MAX_DIMS], sub[TSR_MAX_DIMS], starts[TSR_MAX_DIMS];
     for (int d = 0; d < sh->ndims; d++) {
@@ -104,6 +105,8 @@ int plain_pnc_put(bench_run *run, int v, int frame) {
       ct[i] = (MPI_Offset)sh->count[i - rec];
     }
     if (sh->tile_elems == 0) bufcount = 0, type = plain_mpi_type(var->type);
+    /* --halo 0: a contiguous tile needs no datatype, and PnetCDF no packing. */
+    else if (plain_tile_contiguous(sh)) bufcount = sh->tile_elems, type = plain_mpi_type(var->type);
   } else {
     /* A fixed scalar has no count to make empty: every rank writes the value. */
     int root = run->grid.rank == 0 || nd == 0;

@@ -7,7 +7,8 @@
  * ncmpi_bput_vara, which copies it there at once (the caller may reuse its
  * buffer). A block that does not fit is copied into a private contiguous
  * buffer and posted with ncmpi_iput_vara; the copy is freed after the next
- * wait. Both count as pending bytes until flush.
+ * wait. With put_mode=deferred a block is posted with ncmpi_iput_vara from
+ * the caller's memory. All count as pending bytes until flush.
  *
  * Reading (tsr_open / tsr_get): the file is opened collectively read-only
  * and every block is read with one collective ncmpi_get_vara_all, straight
@@ -463,7 +464,11 @@ static int tsr__pnc_write_block(tsr__bfile *bf, int varid, int64_t frame, const 
   if (status) return pnc_fail(err, status, errno, call, bf->path, v->name);
   bf->reqs[bf->nreq] = req;
   bf->reqvar[bf->nreq++] = varid;
-  if (!mem.deferred) bf->pending += bytes;
+  /* Deferred requests count too: PnetCDF swaps their bytes in a buffer of
+   * its own (in-place swap is off), and a wait over more than 2 GiB per rank
+   * fails ("Size of I/O request exceeds INT_MAX"), so the sink's drain rule
+   * bounds them by buffer_bytes like the copies. */
+  bf->pending += bytes;
   /* C order: the block's last element is its highest byte in the file. */
   int64_t last[TSR_MAX_DIMS];
   for (int i = 0; i < v->nd; i++) last[i] = start[i] + count[i] - 1;
