@@ -482,6 +482,8 @@ int bench_namelist_hints(const bench_namelist *nl, const char *name, char *hints
   const char *strategy = NULL;
   switch (form) {
   case 2: strategy = "serial"; break;
+  /* WRF's io_grib2: one task writes GRIB2 edition 2 messages. */
+  case 10: strategy = "serial:format=grib2"; break;
   case 11: strategy = "direct"; break;
   /* WRF's io_netcdfpar: every rank writes NetCDF-4 collectively through
    * parallel HDF5; compression (deflate=, quantize=) comes from the hints. */
@@ -490,9 +492,9 @@ int bench_namelist_hints(const bench_namelist *nl, const char *name, char *hints
   case 102: strategy = "split"; break;
   default:
     return fail(err, errlen, name, io->line,
-                "io_form_history = %ld is not supported: use 2 (NetCDF, serial), 11 (PnetCDF, "
-                "direct), 12 (PIO-like, aggregate), 13 (parallel NetCDF-4, direct) or 102 "
-                "(split files)",
+                "io_form_history = %ld is not supported: use 2 (NetCDF, serial), 10 (GRIB2, "
+                "serial), 11 (PnetCDF, direct), 12 (PIO-like, aggregate), 13 (parallel "
+                "NetCDF-4, direct) or 102 (split files)",
                 form);
   }
   if (!quilt) {

@@ -185,7 +185,8 @@ static void test_text(void) {
   static const struct {
     int form;
     const char *hints;
-  } forms[] = {{2, "strategy=serial"}, {11, "strategy=direct"}, {12, "strategy=aggregate"},
+  } forms[] = {{2, "strategy=serial"}, {10, "strategy=serial:format=grib2"},
+               {11, "strategy=direct"}, {12, "strategy=aggregate"},
                {13, "strategy=direct:format=netcdf4"}, {102, "strategy=split"}};
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     char text[128];
