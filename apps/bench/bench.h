@@ -142,6 +142,8 @@ typedef struct bench_config {
   char restart[BENCH_PATH]; /* --restart FILE: resume from it */
   char input[BENCH_PATH];   /* --input FILE: initial state from a wrfinput */
   int restart_every;        /* steps between restart files, 0 = none */
+  double restart_every_s;   /* a namelist's restart_interval that is no whole number of
+                               steps (s): written as WRF's alarm rings, below */
   int write_input;          /* write <out>/wrfinput_d01 */
   int nocolons;             /* '_' for ':' in file names */
   char plain[16];           /* --plain METHOD: "" = through Tessera */

@@ -5,6 +5,7 @@
  * (output 0 at the start, as WRF writes its initial state) through Tessera,
  * with the strategy chosen by hints at run time. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,19 @@ static int exit_code_of(int tsr_rc) {
 /* The time loop: output 0 (not when resuming: the run that wrote the
  * restart file did it), then steps with output every K steps and a restart
  * file every --restart-every steps. */
+
+/* A restart file at @p step: every restart_every steps, or, for a
+ * restart_interval that is no whole number of steps, as WRF's alarm rings:
+ * at the first step at or after each multiple of the interval (it rings at
+ * ring time >= alarm time, and the alarm then moves on by the interval, not
+ * from the step it rang at). */
+static int restart_due(const bench_config *c, int step) {
+  if (c->restart_every > 0) return step % c->restart_every == 0;
+  if (!(c->restart_every_s > 0.0)) return 0;
+  double eps = 1e-9 * c->restart_every_s;
+  return floor((step * c->dt + eps) / c->restart_every_s) >
+         floor(((step - 1) * c->dt + eps) / c->restart_every_s);
+}
 static int run_model(bench_run *run) {
   const bench_config *c = &run->cfg;
   int first = run->start_step, rc = 0;
@@ -91,8 +105,7 @@ static int run_model(bench_run *run) {
     }
     run->tm.compute_s += MPI_Wtime() - t0;
     if (step % c->output_every == 0) rc = bench_output(run, step / c->output_every);
-    if (rc == 0 && c->restart_every > 0 && step % c->restart_every == 0)
-      rc = bench_restart_write(run, step);
+    if (rc == 0 && restart_due(c, step)) rc = bench_restart_write(run, step);
   }
   run->tm.last_step_end = MPI_Wtime();
   if (rc != 0) return rc;

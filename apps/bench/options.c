@@ -470,10 +470,15 @@ int bench_apply_namelist(bench_config *c, char *err, size_t errlen) {
   }
   if (nl.restart_interval.line && nl.restart_interval.value > 0 && !(c->set & BO_RESTART_EVERY)) {
     /* Written only when the run reaches it, as in WRF. */
-    double every = 60.0 * (double)nl.restart_interval.value;
-    if (whole_steps(every, c->dt, "restart_interval", &nl.restart_interval, name, &c->restart_every,
-                    err, errlen) != 0)
-      return -1;
+    double every = 60.0 * (double)nl.restart_interval.value, steps = every / c->dt;
+    long whole = (long)(steps + 0.5);
+    if (whole >= 1 && fabs(steps - (double)whole) <= 1e-6 * steps) {
+      if (whole_steps(every, c->dt, "restart_interval", &nl.restart_interval, name,
+                      &c->restart_every, err, errlen) != 0)
+        return -1;
+    } else {
+      c->restart_every_s = every; /* as WRF: at the first step at or after each multiple */
+    }
   }
   return 0;
 }
