@@ -87,9 +87,7 @@ contains
     real(c_double), allocatable :: dv(:)
     integer, allocatable :: iv_(:)
     OutCount = 0
-    call get_handle(DataHandle, h, status)
-    if (status /= WRF_NO_ERR) return
-    call readable(h, status)
+    call reading_handle(DataHandle, h, status)
     if (status /= WRF_NO_ERR) return
     varid = TSR_GLOBAL
     if (len_trim(Var) > 0) then
@@ -293,9 +291,7 @@ contains
     integer, allocatable, target :: ibuf(:)
     type(tsr_decomp_t) :: whole
     OutCount = 0
-    call get_handle(DataHandle, h, status)
-    if (status /= WRF_NO_ERR) return
-    call readable(h, status)
+    call reading_handle(DataHandle, h, status)
     if (status /= WRF_NO_ERR) return
     iv = find_var(h, md_name(Element, Var))
     if (iv == 0) then

@@ -31,9 +31,7 @@ subroutine ext_tsr_set_time(DataHandle, DateStr, Status)
   integer, intent(out) :: Status
   type(handle_t), pointer :: h
   integer :: t
-  call get_handle(DataHandle, h, Status)
-  if (Status /= WRF_NO_ERR) return
-  call readable(h, Status)
+  call reading_handle(DataHandle, h, Status)
   if (Status /= WRF_NO_ERR) return
   t = read_frame(h, DateStr)
   if (t == 0) then
@@ -53,9 +51,7 @@ subroutine ext_tsr_get_next_var(DataHandle, VarName, Status)
   integer, intent(out) :: Status
   type(handle_t), pointer :: h
   VarName = ''
-  call get_handle(DataHandle, h, Status)
-  if (Status /= WRF_NO_ERR) return
-  call readable(h, Status)
+  call reading_handle(DataHandle, h, Status)
   if (Status /= WRF_NO_ERR) return
   do
     h%current_var = h%current_var + 1
@@ -97,9 +93,7 @@ subroutine ext_tsr_get_var_info(DataHandle, Name, NDim, MemoryOrder, Stagger, Do
   NDim = 0
   MemoryOrder = ''
   WrfType = 0
-  call get_handle(DataHandle, h, Status)
-  if (Status /= WRF_NO_ERR) return
-  call readable(h, Status)
+  call reading_handle(DataHandle, h, Status)
   if (Status /= WRF_NO_ERR) return
   iv = find_var(h, Name)
   if (iv == 0) then

@@ -390,6 +390,15 @@ contains
     end select
   end subroutine
 
+  !> The handle of a file opened for reading: get_handle, then readable.
+  subroutine reading_handle(DataHandle, h, status)
+    integer, intent(in) :: DataHandle
+    type(handle_t), pointer, intent(out) :: h
+    integer, intent(out) :: status
+    call get_handle(DataHandle, h, status)
+    if (status == WRF_NO_ERR) call readable(h, status)
+  end subroutine
+
   !> Move the reader by delta (+1, -1) among the file's times; past either
   !> end, WRF_WARN_TIME_EOF and no move. The next get_next_var starts over.
   subroutine step_time(DataHandle, delta, DateStr, status)
@@ -398,9 +407,7 @@ contains
     integer, intent(out) :: status
     type(handle_t), pointer :: h
     DateStr = ''
-    call get_handle(DataHandle, h, status)
-    if (status /= WRF_NO_ERR) return
-    call readable(h, status)
+    call reading_handle(DataHandle, h, status)
     if (status /= WRF_NO_ERR) return
     if (h%current_time + delta < 1 .or. h%current_time + delta > h%ntimes) then
       status = WRF_WARN_TIME_EOF
