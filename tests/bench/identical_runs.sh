@@ -5,11 +5,7 @@
 # bytes that are not data (padding, gaps) must be zeros, never whatever
 # memory held. Exit code 3 (strategy or backend not built) passes through:
 # CTest skips the test.
-out=$1
-shift
-launcher=""
-while [ "$1" != "--" ]; do launcher="$launcher $1"; shift; done
-shift
+. "$(dirname "$0")/split_launcher.sh"
 np=$1
 shift
 rm -rf "$out"

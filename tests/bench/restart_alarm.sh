@@ -3,11 +3,7 @@
 # 180 s steps) is written as WRF's alarm rings: at the first step at or
 # after each multiple of the interval, the alarm moving on by the interval.
 # Usage: restart_alarm.sh OUTDIR MPIEXEC_AND_FLAGS... -- BENCH NAMELIST
-out=$1
-shift
-launcher=""
-while [ "$1" != "--" ]; do launcher="$launcher $1"; shift; done
-shift
+. "$(dirname "$0")/split_launcher.sh"
 rm -rf "$out"
 # shellcheck disable=SC2086
 $launcher -n 2 "$1" --namelist "$2" --out "$out" --quiet || exit 1

@@ -12,11 +12,7 @@
 # --nocolons keeps ':' out of the names (ROMIO reads 'name:' as a file-system
 # prefix). Exit code 3 (strategy or backend not built) passes through: CTest
 # skips the test.
-out=$1
-shift
-launcher=""
-while [ "$1" != "--" ]; do launcher="$launcher $1"; shift; done
-shift
+. "$(dirname "$0")/split_launcher.sh"
 bench=$1
 hints=$2
 case="--nx 20 --ny 16 --nz 4 --steps 6 --output-every 2 --sweeps 2 --nocolons --quiet --hints $hints"

@@ -4,11 +4,7 @@
 # so the stencil and halo exchange run on the variant's memory layout too),
 # once plainly and once with the variant's options, and requires every
 # history file to be identical byte for byte: header and data.
-out=$1
-shift
-launcher=""
-while [ "$1" != "--" ]; do launcher="$launcher $1"; shift; done
-shift
+. "$(dirname "$0")/split_launcher.sh"
 np=$1
 shift
 bench=""

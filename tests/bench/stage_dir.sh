@@ -5,11 +5,7 @@
 # values), the library's stage record counts the staged files (they went
 # through DIR), DIR is empty afterwards (staged copies and markers removed
 # after their verified copy), and the metrics name the stage_dir hint.
-out=$1
-shift
-launcher=""
-while [ "$1" != "--" ]; do launcher="$launcher $1"; shift; done
-shift
+. "$(dirname "$0")/split_launcher.sh"
 rm -rf "$out"
 stage="$out/stage/deeper"
 TESSERA_STATS_FILE="$out/stats.jsonl" $launcher "$@" --check --stage-dir "$stage" --out "$out/final" --json "$out/m.json" ||
