@@ -11,6 +11,7 @@
 
 #include "backend/log.h"
 #include "core/agree.h"
+#include "tier/safe_names.h"
 #include "tier/stage.h"
 #include "tessera.h"
 
@@ -191,7 +192,7 @@ int tsr__sink_commit(tsr__sink *s) {
 }
 
 void tsr__sink_discard(tsr__sink *s) {
-  if (s->tmp_path && s->renamer) tsr__stage_remove(s->tmp_path); /* a file or a log */
+  if (s->tmp_path && s->renamer) tsr__name_remove(s->tmp_path); /* a file or a log */
   free_names(s);
 }
 
@@ -203,7 +204,7 @@ int tsr__sink_finish(tsr__sink *s, int ok) {
 
 void tsr__sink_abort(tsr__sink *s) {
   if (s->bf) s->ops->abort(s->bf, s->tmp_path ? s->tmp_path : s->path);
-  else if (s->tmp_path && s->renamer) tsr__stage_remove(s->tmp_path); /* a file or a log */
+  else if (s->tmp_path && s->renamer) tsr__name_remove(s->tmp_path); /* a file or a log */
   s->bf = NULL;
   free_names(s);
 }

@@ -158,9 +158,10 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
                     char *msg, size_t msglen) {
   struct stat sb;
   int is_log = lstat(staged, &sb) == 0 && S_ISDIR(sb.st_mode); /* stage_format=log */
-  struct timespec made;
-  if (tsr__stage_made(staged, &made) < 0) return fail(0, errno, msg, msglen, "cannot find", staged);
-  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen) /* the converter checks */
+  struct timespec made; /* a log's converter finds it itself */
+  if (!is_log && tsr__stage_made(staged, &made) < 0)
+    return fail(0, errno, msg, msglen, "cannot find", staged);
+  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen)
                   : tsr__copy_verified(staged, final, &made, buf, cap, msg, msglen);
   if (rc) return rc;
   /* The final file is complete: now, and only now, the staged copy goes;
@@ -168,7 +169,7 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
    * file is gone and whose destination is complete (recover removes it). */
   size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
   char *marker = malloc(m);
-  tsr__stage_remove(staged);
+  tsr__name_remove(staged);
   if (marker) {
     snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
     unlink(marker);

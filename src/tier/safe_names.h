@@ -13,7 +13,15 @@
 #define TSR_TIER_SAFE_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* A staged file is a file, or a directory of files (stage_format=log: a
+ * log, backend/log.h); these two treat both alike. The size is the sum of
+ * the directory's files (-1: no such name); remove takes the directory with
+ * its files, and a link as a link. */
+int64_t tsr__name_size(const char *path);
+void tsr__name_remove(const char *path);
 
 /* Remove whatever has the name @p path: a file, a link (not what it points
  * to), a stale log directory with its files. 0 when the name is free

@@ -1,7 +1,6 @@
 /* Staging, the placement half (contract in tier/stage.h). */
 #include "tier/stage.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -209,9 +208,9 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
   }
   snprintf(tmp, n, "%s%s", staged, TSR__STAGE_TMP_SUFFIX);
   snprintf(marker, n, "%s%s", staged, TSR__DEST_SUFFIX);
-  int64_t size = tsr__stage_size(tmp);
+  int64_t size = tsr__name_size(tmp);
   int rc = write_marker(staged, dest, size, oserr, msg, msglen);
-  if (rc) tsr__stage_remove(tmp);
+  if (rc) tsr__name_remove(tmp);
   if (!rc) {
     rc = tsr__promote(tmp, staged, oserr, msg, msglen);
     if (rc) unlink(marker);
@@ -223,49 +222,6 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
   free(marker);
   free(dest);
   return rc;
-}
-
-/* Calls @p fn on every entry of directory @p dir but . and .. (full path). */
-static void each_entry(const char *dir, void (*fn)(const char *, void *), void *arg) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  char p[4600];
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-      fn(p, arg);
-    }
-  closedir(d);
-}
-
-static void add_size(const char *p, void *arg) {
-  struct stat sb;
-  if (stat(p, &sb) == 0) *(int64_t *)arg += (int64_t)sb.st_size;
-}
-
-static void remove_one(const char *p, void *arg) {
-  (void)arg;
-  unlink(p);
-}
-
-int64_t tsr__stage_size(const char *path) {
-  struct stat sb;
-  if (stat(path, &sb) != 0) return -1;
-  if (!S_ISDIR(sb.st_mode)) return (int64_t)sb.st_size;
-  int64_t sum = 0;
-  each_entry(path, add_size, &sum);
-  return sum;
-}
-
-void tsr__stage_remove(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    each_entry(path, remove_one, NULL);
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
 }
 
 /* ---- checksum: four 64-bit lanes over 32-byte stripes (the xxHash64 round

@@ -80,11 +80,6 @@ int tsr__tier_errno_code(int e);
  * set (ENOSPC for a write that made no progress) otherwise. */
 int tsr__write_full(int fd, const void *buf, size_t n);
 
-/* A staged file is a file, or a directory of files (stage_format=log: a
- * log, backend/log.h); these two treat both alike. The size is the sum of
- * the directory's files; remove takes the directory with its files. */
-int64_t tsr__stage_size(const char *path);
-void tsr__stage_remove(const char *path);
 
 /* The hash in staged names (FNV-1a of a path; 64 bits): the final path's in
  * staged output, so two destinations with one base name differ; the input's
