@@ -175,10 +175,6 @@ def is_log(staged: str) -> bool:
         return False
 
 
-def remove_staged(staged: str) -> None:
-    clear_name(staged)
-
-
 def place(staged: str, final: str) -> int:
     """Put staged at final: a copy, or the conversion of a log (the
     converter makes the same check against a newer final file)."""
@@ -231,12 +227,12 @@ def recover_one(marker: str, log) -> bool:
         except (OSError, StageError, ConvertError) as e:
             log(f"ERROR: {staged} -> {final}: {e}; staged copy kept")
             return False
-        remove_staged(staged)
+        clear_name(staged)
         os.unlink(marker)
         log(f"recovered {final} ({n} bytes) from {staged}")
         return True
     if os.path.lexists(staged + TMP_SUFFIX):
-        remove_staged(staged + TMP_SUFFIX)
+        clear_name(staged + TMP_SUFFIX)
         os.unlink(marker)
         log(f"removed {staged}{TMP_SUFFIX} and its marker (the file never finished closing)")
         return True
