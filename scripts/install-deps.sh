@@ -9,9 +9,11 @@ set -euo pipefail
 # tests/wrf/check_netcdf_mpi.sh checks). slurmctld, slurmd, slurm-client and
 # munge: tests/slurm start a one-node Slurm cluster of their own
 # (scripts/slurm-local.sh; the packages' own services are not used).
+# doxygen: the API reference (docs/api, `cmake --build build --target docs`);
+# help2man: the installed programs' man pages, made from their --help.
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
       cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools
-      cdo nco libnetcdff-dev m4 slurmctld slurmd slurm-client munge)
+      cdo nco libnetcdff-dev m4 slurmctld slurmd slurm-client munge doxygen help2man)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
