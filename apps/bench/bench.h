@@ -135,6 +135,7 @@ typedef struct bench_config {
   char out[BENCH_PATH];
   char json[BENCH_PATH];
   char namelist[BENCH_PATH];
+  int domain; /* --domain: the namelist's domain this run models (1 when not given) */
   char user_hints[2048]; /* --hints */
   char nl_hints[512];    /* from io_form_history / quilting */
   char hints[2900];      /* passed to tsr_init: namelist, --hints, --stage-dir */
@@ -326,7 +327,7 @@ int bench_output(bench_run *run, int t);
 int bench_output_close(bench_run *run);
 /* Flush and close the last file. TSR code. */
 int bench_output_finish(bench_run *run);
-/* "<out>/<prefix><date>", with '_' for ':' in the date under nocolons. */
+/* "<out>/<prefix>_d<NN>_<date>" (NN the run's domain), with '_' for ':' in the date under nocolons. */
 void bench_file_path(const bench_run *run, const char *prefix, const char *date, char *path,
                      size_t n);
 /* WRF date of model step `step`. */
@@ -335,7 +336,7 @@ void bench_step_date(const bench_run *run, int64_t step, char date[BENCH_DATE_LE
  * step_varid also the scalar BENCH_STEP_VAR. Leaves it in data mode. TSR code. */
 int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_file **fp,
                       int *varids, int *step_varid);
-/* "<out>/wrfout_d01_<date of output t>" */
+/* "<out>/wrfout_d<NN>_<date of output t>", NN the run's domain */
 void bench_output_path(const bench_run *run, int t, char *path, size_t n);
 /* WRF date of history output t. */
 void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]);
@@ -356,7 +357,7 @@ void bench_plain_free(bench_run *run);
 
 /* ------------------------------------------------------------------ restart */
 
-/* "<out>/wrfrst_d01_<date of step>" and "<out>/wrfinput_d01". */
+/* "<out>/wrfrst_d<NN>_<date of step>" and "<out>/wrfinput_d<NN>". */
 void bench_restart_path(const bench_run *run, int64_t step, char *path, size_t n);
 void bench_input_path(const bench_run *run, char *path, size_t n);
 /* Write the model's state at `step` (restart) or the initial state (input).

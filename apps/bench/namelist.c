@@ -136,32 +136,36 @@ typedef struct {
   const char *key;
   nv_type type;
   size_t offset;
+  int per_domain; /* a max_domains list in WRF's registry: one column per domain */
 } nl_entry;
 
-#define E(g, k, t) {#g, #k, t, offsetof(bench_namelist, k)}
+#define E(g, k, t) {#g, #k, t, offsetof(bench_namelist, k), 0}
+#define D(g, k, t) {#g, #k, t, offsetof(bench_namelist, k), 1}
 static const nl_entry entries[] = {
     E(time_control, run_days, NV_INT),           E(time_control, run_hours, NV_INT),
     E(time_control, run_minutes, NV_INT),        E(time_control, run_seconds, NV_INT),
-    E(time_control, start_year, NV_INT),         E(time_control, start_month, NV_INT),
-    E(time_control, start_day, NV_INT),          E(time_control, start_hour, NV_INT),
-    E(time_control, start_minute, NV_INT),       E(time_control, start_second, NV_INT),
-    E(time_control, end_year, NV_INT),           E(time_control, end_month, NV_INT),
-    E(time_control, end_day, NV_INT),            E(time_control, end_hour, NV_INT),
-    E(time_control, end_minute, NV_INT),         E(time_control, end_second, NV_INT),
-    E(time_control, history_interval, NV_INT),   E(time_control, history_interval_d, NV_INT),
-    E(time_control, history_interval_h, NV_INT), E(time_control, history_interval_m, NV_INT),
-    E(time_control, history_interval_s, NV_INT), E(time_control, frames_per_outfile, NV_INT),
+    D(time_control, start_year, NV_INT),         D(time_control, start_month, NV_INT),
+    D(time_control, start_day, NV_INT),          D(time_control, start_hour, NV_INT),
+    D(time_control, start_minute, NV_INT),       D(time_control, start_second, NV_INT),
+    D(time_control, end_year, NV_INT),           D(time_control, end_month, NV_INT),
+    D(time_control, end_day, NV_INT),            D(time_control, end_hour, NV_INT),
+    D(time_control, end_minute, NV_INT),         D(time_control, end_second, NV_INT),
+    D(time_control, history_interval, NV_INT),   D(time_control, history_interval_d, NV_INT),
+    D(time_control, history_interval_h, NV_INT), D(time_control, history_interval_m, NV_INT),
+    D(time_control, history_interval_s, NV_INT), D(time_control, frames_per_outfile, NV_INT),
     E(time_control, io_form_history, NV_INT),    E(time_control, restart_interval, NV_INT),
     E(time_control, restart, NV_LOGICAL),        E(time_control, nocolons, NV_LOGICAL),
-    E(domains, max_dom, NV_INT),                 E(domains, e_we, NV_INT),
-    E(domains, e_sn, NV_INT),                    E(domains, e_vert, NV_INT),
+    E(domains, max_dom, NV_INT),                 D(domains, e_we, NV_INT),
+    D(domains, e_sn, NV_INT),                    D(domains, e_vert, NV_INT),
     E(domains, time_step, NV_INT),               E(domains, time_step_fract_num, NV_INT),
-    E(domains, time_step_fract_den, NV_INT),     E(domains, dx, NV_REAL),
-    E(domains, dy, NV_REAL),                     E(domains, nproc_x, NV_INT),
-    E(domains, nproc_y, NV_INT),                 E(namelist_quilt, nio_groups, NV_INT),
+    E(domains, time_step_fract_den, NV_INT),     D(domains, dx, NV_REAL),
+    D(domains, dy, NV_REAL),                     E(domains, nproc_x, NV_INT),
+    E(domains, nproc_y, NV_INT),                 D(domains, parent_id, NV_INT),
+    D(domains, parent_time_step_ratio, NV_INT),  E(namelist_quilt, nio_groups, NV_INT),
     E(namelist_quilt, nio_tasks_per_group, NV_INT),
 };
 #undef E
+#undef D
 
 static const nl_entry *find_entry(const char *group, const char *key) {
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
@@ -365,22 +369,32 @@ static int parse_entry(const token_list *tl, int i, const char *group, const cha
   const nl_entry *e = find_entry(group, key);
   bench_nl_int *slot = e ? (bench_nl_int *)((char *)nl + e->offset) : NULL;
   i += 2;
-  int nvalues = 0;
+  int nvalues = 0, column = 0; /* columns so far: a repeat `r*c` fills r */
   const char *prev = "";
   while (tl->v[i].kind == TK_WORD || tl->v[i].kind == TK_STRING || tl->v[i].kind == TK_COMMA) {
     const token *v = &tl->v[i];
     if (v->kind == TK_WORD && tl->v[i + 1].kind == TK_EQ) break; /* next key */
     i++;
     if (v->kind == TK_COMMA) continue;
-    bench_nl_int got = {0, 0.0, 0};
+    bench_nl_int got;
+    memset(&got, 0, sizeof got);
     int is_null = 0;
     char msg[1024];
     if (check_value(v, e, key, nvalues == 0, prev, &got, &is_null, msg, sizeof msg) != 0)
       return fail(err, errlen, name, v->line, "%s", msg);
     if (nvalues == 0 && slot && !is_null) { /* domain 1 */
-      got.line = key_line;
-      *slot = got;
+      slot->value = got.value;
+      slot->real = got.real;
+      slot->line = key_line;
     }
+    long repeat = 1;
+    if (v->kind == TK_WORD && strchr(v->text, '*')) repeat = atol(v->text); /* checked above */
+    for (long r = 0; r < repeat && column < BENCH_NL_MAX_DOM; r++, column++)
+      if (slot && !is_null) {
+        slot->col[column] = got.value;
+        slot->rcol[column] = got.real;
+        slot->has[column] = 1;
+      }
     prev = v->text;
     nvalues++;
   }
@@ -452,6 +466,21 @@ int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl,
   if (rc == 0 && !nl->domains_line)
     rc = fail(err, errlen, name, last_line, "required group '&domains' is missing");
   return rc;
+}
+
+void bench_namelist_pick_domain(bench_namelist *nl, int domain) {
+  if (domain < 1 || domain > BENCH_NL_MAX_DOM) return;
+  for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+    if (!entries[i].per_domain) continue;
+    bench_nl_int *e = (bench_nl_int *)((char *)nl + entries[i].offset);
+    if (!e->line) continue;
+    if (!e->has[domain - 1]) {
+      e->line = 0; /* the list stops before this domain: as if absent */
+      continue;
+    }
+    e->value = e->col[domain - 1];
+    e->real = e->rcol[domain - 1];
+  }
 }
 
 int bench_namelist_read(const char *path, bench_namelist *nl, char *err, size_t errlen) {

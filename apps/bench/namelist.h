@@ -4,8 +4,9 @@
  * needs. Knows nothing of MPI or Tessera, so tests link it alone.
  *
  * It reads a real WRF namelist.input as WRF does:
- * - per-domain lists (`e_we = 425, 301,`) keep the first value (domain 1),
- *   repeat counts (`2*0`) and null values (`3*`) included;
+ * - per-domain lists (`e_we = 425, 301,`) keep every column, repeat counts
+ *   (`2*0`) and null values (`3*`) included; an entry's value is domain 1's
+ *   until bench_namelist_pick_domain selects another column;
  * - text after the last group (job-script lines such as `LSF_TIME=0:30`) is
  *   ignored; text before the first group or between groups is an error;
  * - in the groups the bench reads (&time_control, &domains, &namelist_quilt)
@@ -21,12 +22,20 @@
 
 #include <stddef.h>
 
-/* One entry's domain-1 value and the line it came from (0 = absent). Integer
- * and logical entries (1 = .true.) use value; real entries use real. */
+/* WRF's max_domains: the most columns a per-domain list holds. */
+#define BENCH_NL_MAX_DOM 21
+
+/* One entry's value and the line it came from (0 = absent). Integer and
+ * logical entries (1 = .true.) use value; real entries use real. value and
+ * real are domain 1's (column 1), or the picked domain's; col, rcol and has
+ * keep every column a list gave. */
 typedef struct {
   long value;
   double real;
   int line;
+  long col[BENCH_NL_MAX_DOM];
+  double rcol[BENCH_NL_MAX_DOM];
+  unsigned char has[BENCH_NL_MAX_DOM];
 } bench_nl_int;
 
 typedef struct {
@@ -48,6 +57,7 @@ typedef struct {
   bench_nl_int time_step_fract_num, time_step_fract_den;
   bench_nl_int dx, dy; /* metres (real) */
   bench_nl_int nproc_x, nproc_y;
+  bench_nl_int parent_id, parent_time_step_ratio;
   /* &namelist_quilt */
   bench_nl_int nio_groups, nio_tasks_per_group;
   /* Lines where the groups start (0 = absent). */
@@ -58,6 +68,12 @@ typedef struct {
  * Returns 0, or -1 with "name:LINE: what is wrong" in err. */
 int bench_namelist_parse(const char *text, const char *name, bench_namelist *nl, char *err,
                          size_t errlen);
+
+/* Make domain @p domain's column the value of every per-domain entry
+ * (history_interval, e_we, dx, start_year, ...; WRF's max_domains lists);
+ * a list without that column leaves the entry absent. Single entries
+ * (time_step, max_dom, ...) keep their one value. */
+void bench_namelist_pick_domain(bench_namelist *nl, int domain);
 
 /* Read and parse a file. Returns 0 or -1 with a message in err. */
 int bench_namelist_read(const char *path, bench_namelist *nl, char *err, size_t errlen);

@@ -51,6 +51,9 @@ static const char usage[] =
     "                         (put_vara_all per variable); hints are not used\n"
     "  --namelist FILE        read WRF's namelist.input (&time_control, &domains,\n"
     "                         &namelist_quilt); command-line options win\n"
+    "  --domain N             the namelist's domain N (1 to max_dom): its columns of\n"
+    "                         the per-domain lists, its time step, files wrfout_d0N_*;\n"
+    "                         required when max_dom > 1 (one domain per run)\n"
     "  --restart-every N      write a restart file wrfrst_d01_<date> every N steps\n"
     "  --restart FILE         resume from a restart file written by --restart-every\n"
     "  --write-input          write the initial state as <out>/wrfinput_d01\n"
@@ -121,7 +124,7 @@ static int to_text(const char *opt, const char *s, char *out, size_t n, char *er
 
 enum {
   OPT_NX = 256, OPT_NY, OPT_NZ, OPT_PX, OPT_PY, OPT_STEPS, OPT_EVERY, OPT_SWEEPS, OPT_FPF,
-  OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST,
+  OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST, OPT_DOMAIN,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
   OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP,
   OPT_HALO
@@ -149,6 +152,7 @@ static const struct option long_options[] = {
     {"stage-dir", required_argument, NULL, 'S'}, /* a char: no enum entry to merge */
     {"plain", required_argument, NULL, OPT_PLAIN},
     {"namelist", required_argument, NULL, OPT_NAMELIST},
+    {"domain", required_argument, NULL, OPT_DOMAIN},
     {"restart-every", required_argument, NULL, OPT_RESTART_EVERY},
     {"restart", required_argument, NULL, OPT_RESTART},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -215,6 +219,12 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
     snprintf(c->plain, sizeof c->plain, "%s", val);
     return 0;
   case OPT_NAMELIST: return to_text(name, val, c->namelist, sizeof c->namelist, err, errlen);
+  case OPT_DOMAIN:
+    if (to_int(name, val, 1, &c->domain, err, errlen) != 0) return -1;
+    if (c->domain <= BENCH_NL_MAX_DOM) return 0;
+    snprintf(err, errlen, "--domain is 1 to %d (WRF's max_domains), got %d", BENCH_NL_MAX_DOM,
+             c->domain);
+    return -1;
   case OPT_RESTART: return to_text(name, val, c->restart, sizeof c->restart, err, errlen);
   case OPT_INPUT: return to_text(name, val, c->input, sizeof c->input, err, errlen);
   case OPT_WRITE_INPUT: c->write_input = 1; return 0;
@@ -394,15 +404,79 @@ static int whole_steps(double seconds, double dt, const char *what, const bench_
   return 0;
 }
 
+/* max_dom and --domain: WRF writes every domain of a nested run, each with
+ * its own files; the bench models one domain per run, so with max_dom > 1
+ * it is told which (rather than writing d01 alone without a word). */
+static int pick_domain(bench_namelist *nl, const char *name, bench_config *c, char *err,
+                       size_t errlen) {
+  long max_dom = nl->max_dom.line ? nl->max_dom.value : 1;
+  if (max_dom < 1) NL_FAIL(nl->max_dom, "max_dom = %ld must be at least 1", max_dom);
+  if (max_dom > BENCH_NL_MAX_DOM)
+    NL_FAIL(nl->max_dom, "max_dom = %ld is more than WRF's %d domains", max_dom, BENCH_NL_MAX_DOM);
+  if (c->domain > max_dom) {
+    snprintf(err, errlen, "--domain %d: %s has %ld domain%s (max_dom%s)", c->domain, name,
+             max_dom, max_dom == 1 ? "" : "s", nl->max_dom.line ? "" : " is 1 when absent");
+    return -1;
+  }
+  if (max_dom > 1 && c->domain == 0)
+    NL_FAIL(nl->max_dom,
+            "max_dom = %ld: WRF writes each domain to its own files and the bench models one "
+            "domain per run: add --domain 1 (wrfout_d01_*), or up to --domain %ld, and run "
+            "once per domain",
+            max_dom, max_dom);
+  if (c->domain == 0) c->domain = 1;
+  if (c->domain == 1) return 0;
+  bench_namelist_pick_domain(nl, c->domain);
+  /* A list that stops before this domain would leave the bench's default
+   * grid in its place: a nest without its size is an error. */
+  const bench_nl_int *need[] = {&nl->e_we, &nl->e_sn};
+  static const char *const key[] = {"e_we", "e_sn"};
+  for (int i = 0; i < 2; i++)
+    if (!need[i]->line) {
+      snprintf(err, errlen, "%s: '%s' gives no value for domain %d (--domain %d)", name, key[i],
+               c->domain, c->domain);
+      return -1;
+    }
+  return 0;
+}
+
+/* A nest's time step, as WRF derives it: its parent's divided by the nest's
+ * parent_time_step_ratio, up the parent_id chain to domain 1. */
+static int nest_dt(const bench_namelist *nl, const char *name, int domain, double *dt,
+                   char *err, size_t errlen) {
+  for (int d = domain, hops = 0; d > 1; hops++) {
+    const bench_nl_int *pid = &nl->parent_id, *ratio = &nl->parent_time_step_ratio;
+    if (!pid->line || !pid->has[d - 1]) {
+      snprintf(err, errlen, "%s: 'parent_id' gives no parent for domain %d", name, d);
+      return -1;
+    }
+    long parent = pid->col[d - 1], r = ratio->line && ratio->has[d - 1] ? ratio->col[d - 1] : 1;
+    if (parent < 1 || parent >= d || hops > BENCH_NL_MAX_DOM)
+      NL_FAIL(*pid, "parent_id = %ld for domain %d must name an earlier domain", parent, d);
+    if (r < 1)
+      NL_FAIL(*ratio, "parent_time_step_ratio = %ld for domain %d must be at least 1", r, d);
+    *dt /= (double)r;
+    d = (int)parent;
+  }
+  return 0;
+}
+
 int bench_apply_namelist(bench_config *c, char *err, size_t errlen) {
-  if (!c->namelist[0]) return 0;
+  if (!c->namelist[0]) {
+    if (c->domain > 1) {
+      snprintf(err, errlen, "--domain %d needs --namelist: the domains are the namelist's",
+               c->domain);
+      return -1;
+    }
+    if (c->domain == 0) c->domain = 1;
+    return 0;
+  }
   bench_namelist nl;
   const char *name = c->namelist;
   if (bench_namelist_read(name, &nl, err, errlen) != 0) return -1;
   if (bench_namelist_hints(&nl, name, c->nl_hints, sizeof c->nl_hints, err, errlen) != 0)
     return -1;
-  if (nl.max_dom.line && nl.max_dom.value < 1)
-    NL_FAIL(nl.max_dom, "max_dom = %ld must be at least 1", nl.max_dom.value);
+  if (pick_domain(&nl, name, c, err, errlen) != 0) return -1;
   /* WRF counts staggered points: e_we = mass points + 1. */
   const struct {
     const bench_nl_int *e;
@@ -432,6 +506,7 @@ int bench_apply_namelist(bench_config *c, char *err, size_t errlen) {
   if (nl.nocolons.line && !(c->set & BO_NOCOLONS)) c->nocolons = (int)nl.nocolons.value;
   double dt = c->dt;
   if (namelist_dt(&nl, name, &dt, err, errlen) != 0) return -1;
+  if (nest_dt(&nl, name, c->domain, &dt, err, errlen) != 0) return -1;
   if (!(c->set & BO_DT)) c->dt = dt;
   if (nl.start_year.line && !(c->set & BO_START)) {
     char d[64];
@@ -519,10 +594,10 @@ int bench_finish_config(bench_config *c, char *err, size_t errlen) {
 void bench_print_config(const bench_config *c) {
   printf("nx = %d\nny = %d\nnz = %d\npx = %d\npy = %d\nsteps = %d\noutput_every = %d\n"
          "sweeps = %d\nframes_per_file = %d\ndt = %g\ndx = %g\ndy = %g\nstart = %s\n"
-         "restart_every = %d\nnocolons = %d\nhints = %s\nplain = %s\nschema = %s\nout = %s\n"
+         "restart_every = %d\nnocolons = %d\ndomain = %d\nhints = %s\nplain = %s\nschema = %s\nout = %s\n"
          "memory_order = %s\ndecomp = %s\nhalo = %d\n",
          c->nx, c->ny, c->nz, c->px, c->py, c->steps, c->output_every, c->sweeps,
-         c->frames_per_file, c->dt, c->dx, c->dy, c->start_date, c->restart_every, c->nocolons,
+         c->frames_per_file, c->dt, c->dx, c->dy, c->start_date, c->restart_every, c->nocolons, c->domain,
          c->hints, c->plain[0] ? c->plain : "(no)", c->schema[0] ? c->schema : "(default)", c->out,
          c->xzy ? "xzy" : "zyx", c->cells ? "cells" : "box", c->halo);
 }

@@ -50,13 +50,13 @@ void bench_file_path(const bench_run *run, const char *prefix, const char *date,
   if (run->cfg.nocolons)
     for (char *p = d; *p; p++)
       if (*p == ':') *p = '_';
-  snprintf(path, n, "%.4000s/%s%s", run->cfg.out, prefix, d);
+  snprintf(path, n, "%.4000s/%s_d%02d_%s", run->cfg.out, prefix, run->cfg.domain, d);
 }
 
 void bench_output_path(const bench_run *run, int t, char *path, size_t n) {
   char date[BENCH_DATE_LEN + 1];
   bench_output_date(run, t, date);
-  bench_file_path(run, "wrfout_d01_", date, path, n);
+  bench_file_path(run, "wrfout", date, path, n);
 }
 
 static int put_atts(bench_run *run, tsr_file *file, int varid, const bench_att_list *l,

@@ -44,11 +44,11 @@ static int fail(bench_run *run, tsr_file *f, int rc, const char *call, const cha
 void bench_restart_path(const bench_run *run, int64_t step, char *path, size_t n) {
   char date[BENCH_DATE_LEN + 1];
   bench_step_date(run, step, date);
-  bench_file_path(run, "wrfrst_d01_", date, path, n);
+  bench_file_path(run, "wrfrst", date, path, n);
 }
 
 void bench_input_path(const bench_run *run, char *path, size_t n) {
-  snprintf(path, n, "%.4000s/wrfinput_d01", run->cfg.out);
+  snprintf(path, n, "%.4000s/wrfinput_d%02d", run->cfg.out, run->cfg.domain);
 }
 
 /* Everything a state file costs the model is restart time, not output time. */

@@ -228,6 +228,7 @@ int bench_schema_run_atts(bench_schema *s, const bench_config *c, int px, int py
   int rc = 0;
   rc |= set_text(g, "START_DATE", c->start_date, add);
   rc |= set_text(g, "SIMULATION_START_DATE", c->start_date, add);
+  rc |= set_int(g, "GRID_ID", c->domain, 0);
   rc |= set_int(g, "WEST-EAST_GRID_DIMENSION", c->nx + 1, add);
   rc |= set_int(g, "SOUTH-NORTH_GRID_DIMENSION", c->ny + 1, add);
   rc |= set_int(g, "BOTTOM-TOP_GRID_DIMENSION", c->nz + 1, add);

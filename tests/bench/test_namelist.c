@@ -167,6 +167,46 @@ static void test_em_real(void) {
   TSR_CHECK_EQ_STR(hints, "strategy=servers:io_groups=1:io_tasks=2:backend=pnetcdf");
 }
 
+/* The per-domain columns: bench_namelist_pick_domain makes domain N's the
+ * value, repeat counts fill columns, single entries keep their one value,
+ * and a list that stops before the domain leaves the entry absent. */
+static void test_domains(void) {
+  bench_namelist nl;
+  char err[1024];
+  int rc = read_nl("wrf_em_real.input", &nl, err, sizeof err);
+  tsr_test_case("%s", "em_real for domain 2");
+  TSR_CHECK_EQ_INT(rc, 0);
+  tsr_test_case("%s", "parent_time_step_ratio column 2");
+  TSR_CHECK_EQ_INT(nl.parent_time_step_ratio.col[1], 3);
+  bench_namelist_pick_domain(&nl, 2);
+  tsr_test_case("%s", "e_we domain 2");
+  TSR_CHECK_EQ_INT(nl.e_we.value, 88);
+  tsr_test_case("%s", "e_vert domain 2");
+  TSR_CHECK_EQ_INT(nl.e_vert.value, 45);
+  tsr_test_case("%s", "dx domain 2");
+  TSR_CHECK_EQ_INT((long)nl.dx.real, 10000);
+  tsr_test_case("%s", "history_interval domain 2");
+  TSR_CHECK_EQ_INT(nl.history_interval.value, 9);
+  tsr_test_case("%s", "time_step stays single");
+  TSR_CHECK_EQ_INT(nl.time_step.value, 180);
+  tsr_test_case("%s", "restart_interval stays single");
+  TSR_CHECK_EQ_INT(nl.restart_interval.value, 720);
+  bench_namelist_pick_domain(&nl, 3); /* picks from the domain-2 values' columns */
+  tsr_test_case("%s", "dx domain 3 (a real)");
+  TSR_CHECK(nl.dx.real > 3333.32 && nl.dx.real < 3333.34);
+  rc = read_nl("wrf_quilt_em.input", &nl, err, sizeof err);
+  tsr_test_case("%s", "quilt_em for domain 2");
+  TSR_CHECK_EQ_INT(rc, 0);
+  bench_namelist_pick_domain(&nl, 2);
+  tsr_test_case("%s", "e_vert 2*41, column 2");
+  TSR_CHECK_EQ_INT(nl.e_vert.value, 41);
+  tsr_test_case("%s", "history_interval_s domain 2");
+  TSR_CHECK_EQ_INT(nl.history_interval_s.value, 300);
+  bench_namelist_pick_domain(&nl, 3);
+  tsr_test_case("%s", "e_we has no column 3: absent");
+  TSR_CHECK_EQ_INT(nl.e_we.line, 0);
+}
+
 static void test_text(void) {
   bench_namelist nl;
   char err[512], hints[256];
@@ -271,6 +311,7 @@ int main(int argc, char **argv) {
   dir = argv[1];
   test_valid();
   test_em_real();
+  test_domains();
   test_text();
   expect_error("bad_missing_equals.input", 5, "expected '=' after 'e_we'");
   expect_error("bad_value.input", 4, "'e_sn' needs an integer value, found 'eighty'");
