@@ -103,6 +103,13 @@ def main(argv=None) -> int:
     except NoDeflateRate as e:
         print(f"tessera advise: {e}", file=sys.stderr)
         return 2
+    if prof.cores and args.procs > prof.cores:
+        # The profile's CPU terms describe its machine: more processes than its
+        # cores are predicted as sharing them, which a cluster would not do.
+        print(f"tessera advise: note: profile {prof.name} describes a machine of {prof.cores} "
+              f"cores, so {args.procs} processes are predicted as sharing them; for a cluster, "
+              f"measure its own profile (tessera model calibrate, docs/model.md) and pass "
+              f"--profile FILE", file=sys.stderr)
     if case.step_time(1) <= 0:
         print("tessera advise: note: no --step-s given, so servers cannot hide anything "
               "behind compute", file=sys.stderr)

@@ -48,7 +48,7 @@ from .plot import plot
 from .results import ResultsError, case_text
 from .stage_table import STAGED, format_stage_table
 from .table import format_rows, format_table
-from .textout import make_table, render, step
+from .textout import Countdown, make_table, render
 
 #: strategy -> hints, in the order the table shows them. Servers take one of
 #: the ranks, so every strategy runs on the same number of processes.
@@ -228,17 +228,25 @@ def run_staged(args, name: str, bench: str, out: Path, env: dict, input_file: Pa
                       stage_dir=args.stage_dir)
 
 
+def staged_planned(args, names: list) -> int:
+    return 0 if args.no_stage else sum(n in STAGED for n in names)
+
+
 def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_file: Path,
-                console) -> list:
+                console, count: Countdown) -> list:
     """The staged run of every strategy in STAGED that ran in place."""
     names = [r["strategy"] for r in records
              if r["strategy"] in STAGED and r["demo_status"] == "ok"]
+    planned = staged_planned(args, [r["strategy"] for r in records])
     if args.no_stage or not names:
+        count.skip(planned)
         return []
     parent = os.path.dirname(os.path.abspath(args.stage_dir))
     if not os.path.isdir(parent):  # e.g. no /dev/shm: not a failure of the library
         print(f"tessera demo: no staged rows: {parent} does not exist (--stage-dir DIR)")
+        count.skip(planned)
         return []
+    count.skip(planned - len(names))
     runs = []
     for i, name in enumerate(names, 1):
         def one(name=name):
@@ -249,8 +257,8 @@ def staged_runs(args, bench: str, out: Path, env: dict, records: list, input_fil
                              f"{rec['output_blocked_s']:.3f} s, files final "
                              f"{rec['drain_s']:.3f} s after the last step, verified")
             return rec, progress(rec, time.monotonic() - t0)
-        runs.append(step(console, f"[staged {i}/{len(names)}] {name:<9} running tessera-bench "
-                                  f"--check --stage-dir {args.stage_dir} ...", one))
+        runs.append(count.step(console, f"[staged {i}/{len(names)}] {name:<9} running "
+                                        f"tessera-bench --check --stage-dir {args.stage_dir}", one))
     clear_stage(args.stage_dir)
     return runs
 
@@ -300,21 +308,29 @@ def progress(rec: dict, elapsed: float) -> str:
     return f"FAILED: {rec['demo_message']}"
 
 
-def plain_runs(args, bench: str, out: Path, env: dict, records: list, console) -> list:
-    """The plain counterpart of every strategy that ran, once each."""
+def plain_methods(records: list, ran_only: bool = True) -> list:
+    """The plain counterparts of the strategies (of those that ran), once each."""
     methods = []
     for r in records:
         pair = overhead.PAIRS.get(r["strategy"])
-        if r["demo_status"] == "ok" and pair and pair[1] not in methods:
+        if (r["demo_status"] == "ok" or not ran_only) and pair and pair[1] not in methods:
             methods.append(pair[1])
+    return methods
+
+
+def plain_runs(args, bench: str, out: Path, env: dict, records: list, console,
+               count: Countdown) -> list:
+    """The plain counterpart of every strategy that ran, once each."""
+    methods = plain_methods(records)
+    count.skip(len(plain_methods(records, ran_only=False)) - len(methods))
     runs = []
     for i, method in enumerate(methods, 1):
         def one(method=method):
             t0 = time.monotonic()
             rec = run_plain(args, method, bench, out, env)
             return rec, progress(rec, time.monotonic() - t0)
-        runs.append(step(console, f"[plain {i}/{len(methods)}] {method:<9} running tessera-bench "
-                                  f"--plain --check on {args.np} processes ...", one))
+        runs.append(count.step(console, f"[plain {i}/{len(methods)}] {method:<9} running "
+                                        f"tessera-bench --plain --check on {args.np} processes", one))
     return runs
 
 
@@ -324,7 +340,8 @@ def best_strategy(records: list) -> dict | None:
     return min(ok, key=lambda r: r["output_blocked_s"]) if ok else None
 
 
-def format_runs(args, bench: str, out: Path, env: dict, best: dict, console) -> list:
+def format_runs(args, bench: str, out: Path, env: dict, best: dict, console,
+                count: Countdown) -> list:
     """The best strategy's one history output in each format (step 0 only,
     which keeps the demo's extra time to seconds); verified with --check
     except GRIB2, which the bench cannot read back."""
@@ -350,8 +367,8 @@ def format_runs(args, bench: str, out: Path, env: dict, best: dict, console) -> 
             else:
                 msg = f"FAILED: {rec['demo_message']}"
             return rec, msg
-        runs.append(step(console, f"[format {i}/{len(FORMAT_ROWS)}] {label:<18} "
-                                  f"{best['strategy']} on {args.np} processes ...", one))
+        runs.append(count.step(console, f"[format {i}/{len(FORMAT_ROWS)}] {label:<18} "
+                                        f"{best['strategy']} on {args.np} processes", one))
     return runs
 
 
@@ -432,8 +449,15 @@ def main(argv=None) -> int:
         path, why = write_input(args, bench, out, env)
         return (path, why), (f"done in {time.monotonic() - t0:.1f} s" if path else
                              f"FAILED: {why}")
-    input_file, why = step(console, f"[0/{len(names)}] input     writing wrfinput_d01 "
-                                    f"(strategy=serial) on {args.np} processes ...", initial)
+    # Every run the demo plans, for the overall count and the time left;
+    # sections whose strategies failed take theirs off.
+    planned = (1 + len(names) + staged_planned(args, names)
+               + (0 if args.no_formats else len(FORMAT_ROWS))
+               + (0 if args.no_plain else len(plain_methods(
+                   [{"strategy": n, "demo_status": "ok"} for n in names]))))
+    count = Countdown(planned)
+    input_file, why = count.step(console, f"[0/{len(names)}] input     writing wrfinput_d01 "
+                                          f"(strategy=serial) on {args.np} processes", initial)
     if input_file is None:
         print(f"tessera demo: cannot write the input file: {why}", file=sys.stderr)
         return 1
@@ -442,12 +466,14 @@ def main(argv=None) -> int:
             t0 = time.monotonic()
             rec = run_one(args, name, bench, out, env, input_file)
             return rec, progress(rec, time.monotonic() - t0)
-        records.append(step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
-                                     f"--check on {args.np} processes ...", one))
-    staged = staged_runs(args, bench, out, env, records, input_file, console)
+        records.append(count.step(console, f"[{i}/{len(names)}] {name:<9} running tessera-bench "
+                                           f"--check on {args.np} processes", one))
+    staged = staged_runs(args, bench, out, env, records, input_file, console, count)
     best = None if args.no_formats else best_strategy(records)
-    fmt_runs = format_runs(args, bench, out, env, best, console) if best else []
-    plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console)
+    if not best and not args.no_formats:
+        count.skip(len(FORMAT_ROWS))
+    fmt_runs = format_runs(args, bench, out, env, best, console, count) if best else []
+    plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console, count)
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"

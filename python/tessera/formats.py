@@ -53,7 +53,7 @@ from .launch import (CASE_KEYS, add_case_options, add_launch_options, bench_env,
                      bench_outcome, run_bench)
 from .formats_bounds import Medians, as_dict, rows as bound_rows
 from .outpath import OutputPathError, output_dir, refuse, write_text
-from .textout import make_table, render
+from .textout import Countdown, make_table, render
 
 #: format name -> hints it adds to a strategy's.
 FORMATS = {
@@ -236,8 +236,10 @@ def main(argv=None) -> int:
     runs: dict = {p: [] for p in pairs}
     failed = []
     t0 = time.monotonic()
+    count = Countdown(args.repeat * len(pairs))
     for r in range(args.repeat):
         for s, f in (pairs if r % 2 == 0 else list(reversed(pairs))):
+            t_run = time.monotonic()
             rec = run_format(args.mpiexec, args.np, bench, case,
                              f"{hints[s]}:{FORMATS[f]}", out, f"{s}-{f}", env, args.timeout,
                              check=args.check)
@@ -246,9 +248,11 @@ def main(argv=None) -> int:
             else:
                 failed.append(rec)
                 runs[(s, f)].append(None)  # keeps the repeats paired
-            print(f"[{r + 1}/{args.repeat}] {s:<9} {f:<17} {rec['demo_status']}"
+            count.finish(time.monotonic() - t_run)
+            print(f"[{count.done}/{count.total}] {s:<9} {f:<17} {rec['demo_status']}"
                   + (f": {rec['output_blocked_s']:.3f} s blocked, {rec['file_bytes'] / 1e6:.1f} MB"
-                     if rec["demo_status"] == "ok" else f": {rec['demo_message']}"), flush=True)
+                     if rec["demo_status"] == "ok" else f": {rec['demo_message']}")
+                  + f" (repeat {r + 1}/{args.repeat}{count.left()})", flush=True)
     med = medians(runs, args.aggregators, args.io_tasks, case)
     try:
         write_text(out / "results.json", json.dumps(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,6 +116,25 @@ def run_bench(mpiexec: str, np: int, bench: str, argv: list[str], env: dict, log
     return rc, stdout, stderr, elapsed
 
 
+def mpiexec_refusal(text: str) -> str | None:
+    """One sentence for Open MPI's usual refusals to start (its banners run to
+    twenty lines and are cut mid-sentence by any tail), with the flag to add;
+    None when @p text holds none of them."""
+    flat = " ".join(text.split())
+    if "detected an attempt to run as root" in flat:
+        return ("mpiexec refuses to run as root: add --allow-run-as-root to the mpiexec "
+                "command (or export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)")
+    m = re.search(r"not enough slots available in the system to satisfy the (\d+) slots", flat)
+    if m:
+        return (f"mpiexec has fewer slots (cores) than the {m.group(1)} processes asked for: add "
+                f"--oversubscribe to the mpiexec command (or export "
+                f"OMPI_MCA_rmaps_base_oversubscribe=1), or ask for fewer")
+    m = re.search(r"could not access or execute an executable: Executable: (\S+)", flat)
+    if m:
+        return f"mpiexec cannot run {m.group(1)}: no such executable file"
+    return None
+
+
 def bench_message(stderr: str, stdout: str = "") -> str:
     """What the bench said about a failure: its own lines ("tessera-bench: ...",
     "check: FAILED: ..."), not the launcher's banners."""
@@ -122,6 +142,9 @@ def bench_message(stderr: str, stdout: str = "") -> str:
     own = [ln for ln in lines if ln.startswith(("tessera-bench:", "check: FAILED"))]
     if own:
         return own[0]
+    refusal = mpiexec_refusal(stderr + "\n" + stdout)
+    if refusal:
+        return refusal
     rest = [ln for ln in lines if ln and not set(ln) <= set("-=")]
     return rest[-1] if rest else "no message"
 

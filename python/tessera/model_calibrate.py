@@ -169,5 +169,6 @@ def calibrate_from_stats(records: list, base: Profile, name: str = "stats") -> P
     prof.name = name
     prof.description = f"{base.name} with its file-system parameters measured by a model's own runs"
     prof.source = f"{base.source}; file system refitted to {len(rows)} TESSERA_STATS_FILE records"
-    prof.fitted = sorted({f"{r.get('strategy')}:{r.get('writers')} writers" for r in records})
+    prof.fitted = sorted({f"{r.get('strategy')}:{r.get('writers')} writer"
+                          f"{'' if r.get('writers') == 1 else 's'}" for r in records})
     return prof

@@ -43,13 +43,14 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from . import overhead_yardstick as hand
 from .launch import (BENCH_EXIT_NOTBUILT, add_case_options, add_launch_options, bench_or_say,
                      mpiexec_command)
 from .outpath import OutputPathError, output_dir, output_file, refuse, write_text
-from .textout import make_table, render
+from .textout import Countdown, make_table, render
 
 #: strategy -> (hints, plain counterpart)
 PAIRS = {
@@ -370,25 +371,30 @@ def main(argv=None) -> int:
           f"{args.repeat} interleaved repeats, {','.join(map(str, nps))} processes on "
           f"{cores} cores", flush=True)
     records: dict = {}
+    count = Countdown(len(nps) * args.repeat * len(sides))
     for np in nps:
         for rep in range(args.repeat):
             order = sides if rep % 2 == 0 else sides[::-1]
             for side in order:
+                t_run = time.monotonic()
                 if args.drop_caches:
                     drop_caches(caches)
                 if side.startswith("hand:"):
                     rec = run_hand(args, np, side[len("hand:"):], out, env, case)
                     records.setdefault((np, side), []).append(rec)
                     what = rec.get("error") or f"create..close {rec['output_blocked_s']:.3f} s"
-                    print(f"  np {np} repeat {rep + 1}/{args.repeat} {side:<14} {what}",
-                          flush=True)
+                    count.finish(time.monotonic() - t_run)
+                    print(f"  [{count.done}/{count.total}] np {np} repeat {rep + 1}/{args.repeat} "
+                          f"{side:<14} {what}{count.left()}", flush=True)
                     continue
                 rec = run_side(args, bench, np, side, out, env,
                                check=rep == 0 and not args.no_check)
                 records.setdefault((np, side), []).append(rec)
                 what = rec.get("error") or (f"blocked {rec['output_blocked_s']:.3f} s, "
                                             f"wall {rec['wall_s']:.3f} s")
-                print(f"  np {np} repeat {rep + 1}/{args.repeat} {side:<14} {what}", flush=True)
+                count.finish(time.monotonic() - t_run)
+                print(f"  [{count.done}/{count.total}] np {np} repeat {rep + 1}/{args.repeat} "
+                      f"{side:<14} {what}{count.left()}", flush=True)
     rows = summarise(records, names, nps)
     print()
     print(table(rows, cores))

@@ -19,7 +19,8 @@ GROUPS = (("blocked_s", "model ranks blocked", "#4878a8"),
 
 def label(rec: dict, index: int) -> str:
     name = os.path.basename(str(rec.get("file", ""))) or f"file {index + 1}"
-    return f"{name}\n{rec.get('strategy', '?')}, {rec.get('writers', '?')} writers"
+    w = rec.get("writers", "?")
+    return f"{name}\n{rec.get('strategy', '?')}, {w} writer{'' if w == 1 else 's'}"
 
 
 def figure(records: list, title: str = "Tessera statistics"):

@@ -93,19 +93,47 @@ def small_requests(rec: dict) -> Advice | None:
     # Writers with less than 1 MiB each to write cannot do better.
     if small / writes <= SMALL_SHARE or mean >= SMALL_REQUEST or written / writers < SMALL_REQUEST:
         return None
-    strategy = rec.get("strategy")
-    if strategy == "direct":
-        hint = (f"strategy=aggregate:aggregators={suggested_aggregators(int(num(rec.get('model_ranks'), 1)))}"
-                " (fewer, larger requests), or cb_buffer_size=16m for MPI-IO's two-phase buffers")
-    elif strategy == "serial":
-        hint = "slab_bytes=256m (larger slabs), or strategy=aggregate"
-    elif strategy == "aggregate":
-        hint = "buffer_bytes=512m (more data per drain), or fewer aggregators"
-    else:
-        hint = "buffer_bytes=512m, strategy=aggregate, or cb_buffer_size=16m"
+    hint = small_requests_hint(rec, writers)
+    if hint is None:
+        return None
     return Advice("small-requests",
                   f"{small} of {writes} write requests are smaller than 1 MiB "
                   f"(mean {human(mean)}B)", hint)
+
+
+def slab_for(var: float) -> int:
+    """The smallest power-of-two MiB slab that holds a variable of @p var bytes,
+    capped at 256 MiB: a slab larger than a variable merges nothing."""
+    slab = MIB
+    while slab < var and slab < 256 * MIB:
+        slab *= 2
+    return slab
+
+
+def small_requests_hint(rec: dict, writers: int) -> str | None:
+    """What can make the requests larger for this record's strategy, or None
+    when nothing within Tessera can: a serial writer or a per-rank file writes
+    each variable on its own, so requests of variables smaller than 1 MiB stay
+    that small whatever the slab (docs/statistics.md)."""
+    strategy = rec.get("strategy")
+    ranks = int(num(rec.get("model_ranks"), 1))
+    var = variable_bytes(rec)
+    if strategy == "direct":
+        # PnetCDF's wait_all merges the variables' requests; MPI-IO's two-phase
+        # buffers bound each collective write.
+        return (f"strategy=aggregate:aggregators={suggested_aggregators(ranks)}"
+                " (fewer, larger requests), or cb_buffer_size=16m for MPI-IO's two-phase buffers")
+    if strategy == "aggregate":
+        more = " (more data per drain)"
+        return f"buffer_bytes=512m{more}, or fewer aggregators" if writers > 1 \
+            else f"buffer_bytes=512m{more}"
+    if var and var < SMALL_REQUEST:
+        return None
+    if strategy == "serial":
+        return f"slab_bytes={size_hint(slab_for(var))} (a slab per variable), or strategy=aggregate"
+    if strategy == "split":
+        return "strategy=aggregate (fewer writers, each with larger requests)"
+    return "strategy=aggregate (fewer, larger requests)"
 
 
 def variable_bytes(rec: dict) -> float:

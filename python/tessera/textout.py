@@ -9,11 +9,12 @@ from __future__ import annotations
 import io
 import shutil
 import sys
+import time
 
 from rich.box import Box
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn)
+                           TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Column, Table
 
 #: Wide enough that no cell of any table here is ever wrapped.
@@ -59,11 +60,12 @@ def stderr_console() -> Console:
 
 
 def progress_bar(console: Console, unit: str) -> Progress:
-    """A live bar for a terminal: description, done/total, bar, elapsed, then a
-    note that is cut (never the count) when the terminal is narrow."""
+    """A live bar for a terminal: description, done/total, bar, elapsed, time
+    left, then a note that is cut (never the count) when the terminal is narrow."""
     note = Column(no_wrap=True, overflow="ellipsis", ratio=1)
     return Progress(TextColumn("{task.description}"), MofNCompleteColumn(), TextColumn(unit),
-                    BarColumn(bar_width=20), TimeElapsedColumn(),
+                    BarColumn(bar_width=20), TimeElapsedColumn(), TextColumn("left"),
+                    TimeRemainingColumn(),
                     TextColumn("{task.fields[note]}", table_column=note),
                     console=console, transient=False, expand=True)
 
@@ -84,3 +86,49 @@ def step(console: Console, label: str, run):
     console.file.write(f"{outcome}\n")
     console.file.flush()
     return result
+
+
+def duration_text(seconds: float) -> str:
+    """45 s, 3 min 05 s, 1 h 02 min: a time left as a reader says it."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class Countdown:
+    """The overall count of a long command's runs and the time left, estimated
+    from the mean of the runs so far: `tag()` before a run gives
+    "[run 4/17, about 2 min 10 s left]". A run that will not happen (a section
+    skipped because what it needs failed) is taken off with `skip`."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.spent = total, 0, 0.0
+
+    def left(self) -> str:
+        """", about 2 min 10 s left" once a run has finished ("" before)."""
+        if not self.done or self.done >= self.total:
+            return ""
+        return f", about {duration_text(self.spent / self.done * (self.total - self.done))} left"
+
+    def tag(self) -> str:
+        """The count of the run about to start, and the time left."""
+        return f"[run {self.done + 1}/{self.total}{self.left()}]"
+
+    def skip(self, runs: int) -> None:
+        self.total = max(self.done, self.total - runs)
+
+    def finish(self, seconds: float) -> None:
+        """One run done, after @p seconds."""
+        self.spent += seconds
+        self.done += 1
+
+    def step(self, console: Console, label: str, run):
+        """`step` with the count and time left after the label."""
+        t0 = time.monotonic()
+        try:
+            return step(console, f"{label} {self.tag()} ...", run)
+        finally:
+            self.finish(time.monotonic() - t0)

@@ -6,10 +6,11 @@ import json
 import os
 import shlex
 import sys
+import time
 
 from rich.console import Console
 
-from .textout import progress_bar, table_text
+from .textout import duration_text, progress_bar, table_text
 from .tune_space import MIB, human_size
 
 UNITS = {"wall_s": "s", "blocked_s": "s", "write_bw": "MiB/s"}
@@ -27,10 +28,11 @@ class Progress:
     """Counts every run of the command, not only new trials: the default's
     repeats, confirmations of promising moves and the finals move it too.
 
-    The total is the runs done plus the least still to come (one per trial left
-    in the budget, the default's repeats, the finals); it grows when the search
-    confirms a move, and equals the runs done when the session ends. On a
-    terminal a rich live bar; otherwise one line per run (logs, CI)."""
+    The total is fixed: the most runs the session can take (every trial of the
+    budget confirmed, and the finals), so the bar never moves backwards; a
+    search that confirms fewer moves ends below it. The time left is estimated
+    from the mean run so far and the least runs still to come. On a terminal
+    a rich live bar; otherwise one line per run (logs, CI)."""
 
     def __init__(self, budget: int, metric: str, stream=None, quiet: bool = False):
         self.budget, self.metric = budget, metric
@@ -39,6 +41,7 @@ class Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.bar = None
         self.task = None
+        self._t0 = time.monotonic()
 
     def _best(self, ev) -> str:
         ok = [t for t in ev.session.trials if t.values(ev.metric)]
@@ -50,9 +53,18 @@ class Progress:
     def _trials(self, ev) -> str:
         return f"trial {len(ev.session.trials)}/{self.budget}"
 
+    def _left(self, ev) -> str:
+        """Time left for the runs still expected at least (the search may add
+        confirmations), from the mean run so far."""
+        done = ev.runs_done()
+        if not done or self._t0 is None:
+            return ""
+        mean, left = (time.monotonic() - self._t0) / done, ev.runs_expected() - done
+        return f", about {duration_text(mean * left)} left at least" if left > 0 else ""
+
     def _live(self):
         if self.bar is None:
-            self.bar = progress_bar(Console(file=self.stream, highlight=False), "runs")
+            self.bar = progress_bar(Console(file=self.stream, highlight=False), "runs at most")
             self.task = self.bar.add_task("tune", total=None, note="")
             self.bar.start()
         return self.bar
@@ -61,14 +73,14 @@ class Progress:
         if self.quiet or not self.tty:
             return
         what = "final" if final else "run"
-        self._live().update(self.task, completed=ev.runs_done(), total=ev.runs_expected(),
+        self._live().update(self.task, completed=ev.runs_done(), total=ev.runs_at_most(),
                             note=f"{self._trials(ev)}  {self._best(ev)}  running {what} "
                                  f"#{trial.id} {trial.label}")
 
     def done(self, trial, result, ev, final: bool) -> None:
         if self.quiet:
             return
-        done, total = ev.runs_done(), ev.runs_expected()
+        done, total = ev.runs_done(), ev.runs_at_most()
         if self.tty:
             self._live().update(self.task, completed=done, total=total,
                                 note=f"{self._trials(ev)}  {self._best(ev)}")
@@ -76,7 +88,7 @@ class Progress:
         kind = "final" if final else "run"
         v = result.metrics.get(ev.metric) if result.status == "ok" else None
         note = fmt_value(ev.metric, v) if v is not None else f"{result.status}: {result.error}"
-        self.stream.write(f"run {done}/{total}  {self._trials(ev)}  #{trial.id} {kind} "
+        self.stream.write(f"run {done} of at most {total}{self._left(ev)}  {self._trials(ev)}  #{trial.id} {kind} "
                           f"{trial.label}: {note}  |  {self._best(ev)}\n")
         self.stream.flush()
 

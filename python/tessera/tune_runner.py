@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from .launch import mpiexec_refusal
 from .stats import read_records
 from .tune_space import SMALL_FILE_RATIO, record_matches
 
@@ -179,6 +180,9 @@ def _tail(path: str, lines: int = 4) -> str:
             text = fh.read()[-4000:]
     except OSError:
         return ""
+    refusal = mpiexec_refusal(text)
+    if refusal:
+        return refusal
     keep = [ln.strip() for ln in text.splitlines() if ln.strip()]
     # A Tessera error name is the most useful thing to show (e.g. TSR_ENOTBUILT).
     named = [ln for ln in keep if "TSR_E" in ln]

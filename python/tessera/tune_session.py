@@ -164,6 +164,13 @@ class Evaluator:
     def runs_done(self) -> int:
         return len(self.session.log)
 
+    def runs_at_most(self) -> int:
+        """The most runs the session can take, fixed once the search has planned
+        the default and the finals: every trial of the budget confirmed with
+        --repeat runs (no trial gets more), and the finals. The progress bar
+        counts towards it; a search that confirms fewer moves ends below it."""
+        return self.budget * self._default_runs + self._final_runs
+
     def runs_expected(self) -> int:
         """Runs done plus the least still to come: one per trial left in the
         budget, the default's repeats, the finals. Grows when a promising trial

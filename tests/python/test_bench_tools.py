@@ -127,7 +127,12 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert not (out / "serial-files").exists()  # history files removed after verification
     assert (out / "serial.log").exists()
     # Every run starts from the one wrfinput_d01, then resumes from its first restart file.
-    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes ... done" in text
+    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes [run 1/15] ... done" \
+        in text
+    # One overall count over every section (input, 5 strategies, 3 staged, 3
+    # formats, 3 plain), with the time left from the second run on.
+    assert re.search(r"\[1/5\] serial .* \[run 2/15, about \d+ s left\] \.\.\. done", text), text
+    assert "[run 15/15" in text and "[run 16/" not in text
     log = (out / "direct.log").read_text()
     assert f"--input {out}/input/wrfinput_d01" in log and "--restart-every 30" in log
     assert f"--restart {out}/direct-files/wrfrst_d01_2026-01-01_00_30_00" in log
@@ -165,7 +170,8 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert "final after: from the end of the last step until" in text
     # The fastest strategy (split, in the stand-in) writes one history output per
     # format; the stand-in's files hold 4, 1.2 and 2 bytes per value.
-    assert "[format 1/3] classic CDF-2      split on 4 processes ... done" in text
+    assert re.search(r"\[format 1/3\] classic CDF-2      split on 4 processes \[run 10/15, about "
+                     r"[^\]]+ left\] \.\.\. done", text), text
     assert re.search(r"^classic CDF-2\s+0\.700\s+\S+\s+0\.0\s+1\.00\s+verified$", text, re.M), text
     assert re.search(r"^NetCDF-4 deflate=1\s+1\.050\s+\S+\s+0\.0\s+0\.30\s+verified$", text, re.M)
     assert re.search(r"^GRIB2\s+1\.400\s+\S+\s+0\.0\s+0\.50\s+written \(not read back\)$",

@@ -22,9 +22,13 @@ def test_formats_prints_sizes_medians_and_ratios(tmp_path, capsys):
     assert run(tmp_path, "--repeat", "2") == 0
     text = capsys.readouterr().out
     # Interleaved: the second repeat runs the pairs in reverse order.
-    order = re.findall(r"^\[(\d)/2\] (\S+)\s+(\S+)", text, re.M)
-    assert order[0] == ("1", "serial", "cdf2") and order[6] == ("1", "servers", "netcdf4-deflate1")
-    assert order[7] == ("2", "servers", "netcdf4-deflate1") and order[13] == ("2", "serial", "cdf2")
+    # One overall count of the 14 runs, the repeat and the time left on each line.
+    order = re.findall(r"^\[(\d+)/14\] (\S+)\s+(\S+) .*\(repeat (\d)/2(, about .* left)?\)$",
+                       text, re.M)
+    assert [int(o[0]) for o in order] == list(range(1, 15))
+    assert order[0][1:4] == ("serial", "cdf2", "1") and order[6][1:4] == ("servers", "netcdf4-deflate1", "1")
+    assert order[7][1:4] == ("servers", "netcdf4-deflate1", "2") and order[13][1:4] == ("serial", "cdf2", "2")
+    assert order[1][4].startswith(", about") and order[13][4] == ""
     # The stand-in: serial blocks 4 s, aggregate 1.2, servers 0.1; deflate 1.5x;
     # 1600 values of 4 bytes, 1.2 compressed. One figure: no spread.
     assert re.search(r"^serial\s+netcdf4-deflate1\s+6\.000 \(6\.000-6\.000\)\s+0 \(0-0\)\s+0\.0$",
@@ -68,7 +72,7 @@ def test_formats_writer_counts_no_shuffle_and_what_the_targets_need(tmp_path, ca
         tmp_path / "servers-netcdf4-deflate1.log").read_text()
     assert "format=netcdf4:deflate=1:shuffle=0 " in (
         tmp_path / "serial-netcdf4-deflate1-noshuffle.log").read_text()
-    order = re.findall(r"^\[1/1\] (\S+)\s+(\S+)", text, re.M)
+    order = re.findall(r"^\[\d+/8\] (\S+)\s+(\S+)", text, re.M)
     assert order[3] == ("serial", "netcdf4-deflate1-noshuffle") and len(order) == 8
     # The stand-in compresses to the same size with or without shuffle, as fast.
     rows = dict(re.findall(r"^(\S.*?)\s{2,}(\d\.\d\d \(\S+\))", text, re.M))

@@ -250,3 +250,15 @@ def test_tune_model_reads_the_compression_from_the_hints():
     blind.case, blind.ranks = c, 2
     with pytest.raises(SpaceError, match="no deflate_bw"):
         blind.predicted(FakeSpace("format=netcdf4:deflate=1:strategy=serial"), FakeCfg())
+
+
+def test_advise_says_when_processes_outnumber_the_profiles_cores(capsys):
+    """The 2-core `here` profile for 128 processes: said, with what to do."""
+    assert advise_mod.main(["--profile", "here", "--procs", "128", "--nx", "64", "--ny", "64",
+                            "--nz", "4"]) == 0
+    err = capsys.readouterr().err
+    assert "profile here describes a machine of 2 cores, so 128 processes are predicted as " \
+           "sharing them" in err and "--profile FILE" in err
+    assert advise_mod.main(["--profile", "here", "--procs", "2", "--nx", "64", "--ny", "64",
+                            "--nz", "4"]) == 0
+    assert "describes a machine" not in capsys.readouterr().err

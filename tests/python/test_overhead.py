@@ -116,7 +116,7 @@ def test_overhead_prints_paired_ratios(tmp_path, capsys):
                         rf"{ratio}\s+{verdict}$", out, re.M)
         assert row, out
     # Interleaved: the first repeat runs Tessera first, the second plain first.
-    runs = [ln.split()[4] for ln in out.splitlines() if ln.startswith("  np 2 repeat")]
+    runs = [ln.split()[5] for ln in out.splitlines() if re.match(r"  \[\d+/\d+\] np 2 repeat", ln)]
     assert runs == ["serial", "split", "plain:gather", "plain:split",
                     "plain:split", "plain:gather", "split", "serial"]
     assert js.is_file()

@@ -50,6 +50,36 @@ def test_small_requests_silent(change):
     assert R.small_requests(with_counters(fixture("wrfout_small"), **change)) is None
 
 
+# Advice only where it can apply: the small-requests hint follows the strategy
+# and the variables' size (wrfout_small: 10 variables of 6.4 MiB, 8 writers).
+def test_small_requests_serial_slab_fits_the_variables():
+    a = R.small_requests(dict(fixture("wrfout_small"), strategy="serial"))
+    assert a is not None and a.hint.startswith("slab_bytes=8m ")     # 6.4 MiB -> 8 MiB
+    assert "256m" not in a.hint
+
+
+@pytest.mark.parametrize("strategy", ["serial", "split"])
+def test_small_requests_silent_when_variables_are_small(strategy):
+    # 123 KiB variables: a writer of whole variables cannot make them larger,
+    # whatever its slabs (the field report: 256 MB slabs advised for 123 KB).
+    rec = dict(fixture("wrfout_small"), strategy=strategy, variables=546, frames=1)
+    assert R.variable_bytes(rec) < 128 * 1024
+    assert R.small_requests(rec) is None
+
+
+def test_small_requests_split_names_no_mpiio_buffer():
+    a = R.small_requests(dict(fixture("wrfout_small"), strategy="split"))
+    assert a is not None and "cb_buffer_size" not in a.hint and "aggregate" in a.hint
+
+
+def test_small_requests_one_aggregator_not_told_fewer():
+    one = R.small_requests(with_counters(dict(fixture("wrfout_small"), strategy="aggregate",
+                                              writers=1), TSR_WRITES=4096))
+    two = R.small_requests(dict(fixture("wrfout_small"), strategy="aggregate", writers=2))
+    assert one is not None and "fewer aggregators" not in one.hint
+    assert two is not None and "fewer aggregators" in two.hint
+
+
 # -- misaligned -----------------------------------------------------------------
 def test_misaligned_fires_on_large_variables_with_growth_shown():
     a = R.misaligned(fixture("wrfout_misaligned"))      # 10 variables of 40 MiB
