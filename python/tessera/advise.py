@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from . import model_profile
+from .cli_args import at_least, error_text
 from .model import add_case_args, case_of, deflate_text, human
 from .model_deflate import NoDeflateRate, require
 from .model_predict import predict
@@ -79,10 +80,11 @@ def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="tessera advise", description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", default="here", help="profile name or JSON file")
-    ap.add_argument("--procs", type=int, required=True, help="processes in all (servers included)")
+    ap.add_argument("--procs", type=at_least(1), required=True,
+                    help="processes in all (servers included)")
     ap.add_argument("--mem-limit", default="0", help="most memory Tessera may hold on one "
                                                      "rank, e.g. 512m (0: no limit)")
-    ap.add_argument("--top", type=int, default=8, help="rows of the ranking to print")
+    ap.add_argument("--top", type=at_least(1), default=8, help="rows of the ranking to print")
     ap.add_argument("--background", type=float, default=0.0,
                     help="other busy processes sharing the machine's cores (0)")
     ap.add_argument("--strategies", default="",
@@ -92,10 +94,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         prof = model_profile.load(args.profile)
+    except (OSError, ValueError) as e:
+        print(f"tessera advise: {error_text(e)}", file=sys.stderr)
+        return 2
+    try:
         limit = Strategy.parse(f"strategy=serial:slab_bytes={args.mem_limit}").slab_bytes \
             if args.mem_limit not in ("0", "") else 0
-    except (OSError, ValueError) as e:
-        print(f"tessera advise: {e}", file=sys.stderr)
+    except ValueError:
+        print(f"tessera advise: --mem-limit: expected a size such as 512m (k, m or g), got "
+              f"'{args.mem_limit}'", file=sys.stderr)
         return 2
     case = case_of(args)
     try:

@@ -40,6 +40,7 @@ from pathlib import Path
 from rich.console import Console
 
 from . import overhead
+from .cli_args import at_least
 from .launch import (add_case_options, add_launch_options, bench_env, bench_message,
                      bench_or_say, run_bench)
 from .launch import bench_outcome as outcome
@@ -81,7 +82,8 @@ def parser() -> argparse.ArgumentParser:
     a("--out", default="out/demo", help="directory for results, logs and the chart (out/demo)")
     a("--strategies", default=",".join(STRATEGIES),
       help="comma-separated strategies to run (default: all; unbuilt ones are skipped)")
-    a("--np", type=int, default=CASE["np"], help="MPI processes per run, I/O servers included (4)")
+    a("--np", type=at_least(1), default=CASE["np"],
+      help="MPI processes per run, I/O servers included (4)")
     add_case_options(a, CASE)
     a("--schema", help="bench --schema FILE.cdl (default: the WRF-like default fields)")
     add_launch_options(a, 900.0)

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from .cli_args import at_least
+
 #: tessera-bench's exit code when the strategy or backend is not built in.
 BENCH_EXIT_NOTBUILT = 3
 
@@ -57,7 +59,8 @@ def add_case_options(add, case: dict, keys=CASE_KEYS) -> None:
     for the tools that run the bench on one case (demo, overhead, formats)."""
     for key in keys:
         flag = key.replace("_", "-")
-        add(f"--{flag}", type=int, default=case[key], help=f"bench --{flag} ({case[key]})")
+        add(f"--{flag}", type=at_least(0 if key in ("steps", "sweeps") else 1),
+            default=case[key], help=f"bench --{flag} ({case[key]})")
 
 
 def add_launch_options(add, timeout: float) -> None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
 from . import model_profile
+from .cli_args import at_least, error_text
 from .model_case import bench_case
 from .model_predict import predict
 from .model_report import lines_chart, table
@@ -45,27 +47,29 @@ def parse_strategy(text: str) -> Strategy:
 
 
 def int_list(text: str) -> list:
+    """Process counts such as "1,2" or "1-6"; ValueError naming the text."""
     out = []
     for part in text.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out += list(range(int(a), int(b) + 1))
-        elif part:
-            out.append(int(part))
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        if not part.strip():
+            continue
+        if not m or int(m.group(1)) < 1 or (m.group(2) and int(m.group(2)) < int(m.group(1))):
+            raise ValueError(f"--np: expected process counts such as 1,2 or 1-6, got '{text}'")
+        out += list(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
     return out
 
 
 def add_case_args(p):
     a = p.add_argument
-    a("--nx", type=int, default=240)
-    a("--ny", type=int, default=240)
-    a("--nz", type=int, default=35)
-    a("--steps", type=int, default=60)
-    a("--output-every", type=int, default=10)
-    a("--frames-per-file", type=int, default=1)
+    a("--nx", type=at_least(1), default=240)
+    a("--ny", type=at_least(1), default=240)
+    a("--nz", type=at_least(1), default=35)
+    a("--steps", type=at_least(0), default=60)
+    a("--output-every", type=at_least(1), default=10)
+    a("--frames-per-file", type=at_least(1), default=1)
     a("--schema", help="CDL header of the fields (default: tessera-bench's WRF-like set)")
     a("--step-s", type=float, default=0.0, help="compute seconds per step at --step-ranks")
-    a("--step-ranks", type=int, default=1)
+    a("--step-ranks", type=at_least(1), default=1)
     a("--step-exp", type=float, default=1.0,
       help="compute per step scales as (step_ranks/P)**step_exp (1: perfect strong scaling)")
     a("--deflate", type=int, default=0, choices=range(10), metavar="N",
@@ -384,5 +388,5 @@ def main(argv=None) -> int:
         return {"predict": cmd_predict, "calibrate": cmd_calibrate,
                 "validate": cmd_validate}[args.cmd](args)
     except (OSError, ValueError) as e:
-        print(f"tessera model: {e}", file=sys.stderr)
+        print(f"tessera model: {error_text(e)}", file=sys.stderr)
         return 2

@@ -122,12 +122,30 @@ def from_theta(theta, base: Profile) -> Profile:
                    source=base.source, fitted=list(base.fitted))
 
 
+def names() -> list:
+    """The profiles shipped with the package."""
+    try:
+        return sorted(f[:-5] for f in os.listdir(PROFILE_DIR) if f.endswith(".json"))
+    except OSError:
+        return []
+
+
 def load(name_or_path: str) -> Profile:
+    """A profile by shipped name or JSON file; ValueError with one sentence
+    naming the profile when it is neither, or not a profile."""
     path = name_or_path
     if not os.path.exists(path):
         path = os.path.join(PROFILE_DIR, name_or_path + ".json")
-    with open(path, encoding="utf-8") as fh:
-        d = json.load(fh)
+        if not os.path.exists(path):
+            raise ValueError(f"profile '{name_or_path}': no such file, and not a shipped "
+                             f"profile ({', '.join(names()) or 'none installed'})")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            d = json.load(fh)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"profile {path}: not JSON ({e.msg}, line {e.lineno})") from None
+    if not isinstance(d, dict) or not isinstance(d.get("values", {}), dict):
+        raise ValueError(f"profile {path}: not a Tessera profile (docs/model.md)")
     unknown = set(d.get("values", {})) - set(KEYS)
     if unknown:
         raise ValueError(f"{path}: unknown parameters {sorted(unknown)}")

@@ -26,6 +26,7 @@ import sys
 import time
 from dataclasses import replace
 
+from .cli_args import error_text
 from .tune_report import Progress, summary, table, write_outputs
 from .tune_runner import OBJECTIVES, Runner, Scratch, TrialInterrupted
 from .tune_model import make_order
@@ -154,7 +155,7 @@ def main(argv=None) -> int:
         try:
             replay = Session.load(session_path(args.resume))
         except (OSError, ValueError) as exc:
-            say(f"tessera tune: cannot resume: {exc}")
+            say(f"tessera tune: cannot resume: {error_text(exc)}")
             return 2
         saved = replay.meta.get("options", {})
         if command and command != replay.meta.get("command"):
@@ -171,7 +172,7 @@ def main(argv=None) -> int:
         make_space = space_factory(o)
         model = make_order(o["model"], command, o["objective"]) if o["model"] else None
     except (SpaceError, OSError) as exc:
-        say(f"tessera tune: {exc}")
+        say(f"tessera tune: {error_text(exc)}")
         return 2
 
     if replay is not None:
