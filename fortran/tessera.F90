@@ -12,28 +12,40 @@ module tessera
   private
 
 #include "tessera_errors.inc"
+  !> Element types (tessera.h's tsr_type; NetCDF's numbers).
+  !> @{
   integer(c_int), parameter, public :: TSR_CHAR = 2, TSR_INT = 4, TSR_FLOAT = 5, TSR_DOUBLE = 6
+  !> @}
   !> The other element types (tessera.h; NetCDF's numbers). Unsigned and
   !> 64-bit types need format=cdf5 or format=netcdf4.
+  !> @{
   integer(c_int), parameter, public :: TSR_BYTE = 1, TSR_SHORT = 3, TSR_UBYTE = 7, &
                                        TSR_USHORT = 8, TSR_UINT = 9, TSR_INT64 = 10, TSR_UINT64 = 11
+  !> @}
   !> Longest name the inquiry calls return.
   integer, parameter, public :: TSR_MAX_NAME = 256
+  !> Length of the record dimension in tsr_def_dim.
   integer(c_int64_t), parameter, public :: TSR_UNLIMITED = 0
+  !> Variable id for global attributes.
   integer(c_int), parameter, public :: TSR_GLOBAL = -1
   !> Modes of tsr_def_var_quantize (NetCDF's NC_QUANTIZE_*).
+  !> @{
   integer(c_int), parameter, public :: TSR_QUANTIZE_NONE = 0, TSR_QUANTIZE_BITGROOM = 1, &
                                        TSR_QUANTIZE_GRANULARBR = 2, TSR_QUANTIZE_BITROUND = 3
+  !> @}
 
 
+  !> A library context (C: tsr_ctx), from tsr_init.
   type, public :: tsr_ctx_t
-    type(c_ptr) :: p = c_null_ptr
+    type(c_ptr) :: p = c_null_ptr !< the C handle
   end type
+  !> A decomposition (C: tsr_decomp), from tsr_decomp_box and its siblings.
   type, public :: tsr_decomp_t
-    type(c_ptr) :: p = c_null_ptr
+    type(c_ptr) :: p = c_null_ptr !< the C handle
   end type
+  !> An open file (C: tsr_file), from tsr_create or tsr_open.
   type, public :: tsr_file_t
-    type(c_ptr) :: p = c_null_ptr
+    type(c_ptr) :: p = c_null_ptr !< the C handle
   end type
 
   public :: tsr_init, tsr_finalize, tsr_decomp_box, tsr_decomp_free, tsr_create, tsr_def_dim, &
@@ -342,6 +354,11 @@ contains
 
   !> Collective. comm is a Fortran MPI communicator (e.g. MPI_COMM_WORLD);
   !> model_comm receives the model ranks' communicator (MPI_COMM_NULL on I/O servers).
+  !! @param comm a Fortran MPI communicator (e.g. MPI_COMM_WORLD)
+  !! @param hints hint string ('' for none)
+  !! @param ctx receives the context
+  !! @param model_comm receives the model ranks' communicator (MPI_COMM_NULL on I/O servers)
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_init(comm, hints, ctx, model_comm)
     integer, intent(in) :: comm
     character(len=*), intent(in) :: hints
@@ -352,12 +369,23 @@ contains
     model_comm = m
   end function
 
+  !> Stop Tessera; waits for the servers (C: tsr_finalize). Collective.
+  !! @param ctx the context; nulled
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_finalize(ctx)
     type(tsr_ctx_t), intent(inout) :: ctx
     tsr_finalize = c_finalize(ctx%p)
   end function
 
   !> Collective. Arrays are fastest dimension first; start and mstart 1-based.
+  !! @param ctx the context
+  !! @param gsize global shape, fastest first
+  !! @param start first index of the tile, 1-based
+  !! @param count tile extent (0: nothing)
+  !! @param d receives the decomposition
+  !! @param mstart optional: first index of the memory array (halos), 1-based
+  !! @param mcount optional: extent of the memory array
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_decomp_box(ctx, gsize, start, count, d, mstart, mcount)
     type(tsr_ctx_t), intent(in) :: ctx
     integer(c_int64_t), intent(in) :: gsize(:), start(:), count(:)
@@ -394,6 +422,12 @@ contains
 
   !> Collective. Several boxes: start(:, b) and count(:, b) of box b, fastest
   !> dimension first, 1-based; in the buffer the boxes follow one another.
+  !! @param ctx the context
+  !! @param gsize global shape, fastest first
+  !! @param start start(:, b): first index of box b, 1-based
+  !! @param count count(:, b): extent of box b
+  !! @param d receives the decomposition
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_decomp_boxes(ctx, gsize, start, count, d)
     type(tsr_ctx_t), intent(in) :: ctx
     integer(c_int64_t), intent(in) :: gsize(:), start(:, :), count(:, :)
@@ -409,6 +443,16 @@ contains
   !> The bounds are given per memory dimension, as WRF declares them: for
   !> a(ims:ime, kms:kme, jms:jme), ds = (/ids, kds, jds/), de = (/ide, kde, jde/),
   !> ps/pe the patch (ips:ipe ...), ms/me the memory (ims:ime ...).
+  !! @param ctx the context
+  !! @param memorder WRF's MemoryOrder, e.g. 'XZY'
+  !! @param ds domain start per memory dimension (ids, kds, jds)
+  !! @param de domain end per memory dimension
+  !! @param ps patch start per memory dimension
+  !! @param pe patch end per memory dimension
+  !! @param ms memory start per memory dimension
+  !! @param me memory end per memory dimension
+  !! @param d receives the decomposition
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_decomp_wrf(ctx, memorder, ds, de, ps, pe, ms, me, d)
     type(tsr_ctx_t), intent(in) :: ctx
     character(len=*), intent(in) :: memorder
@@ -440,6 +484,15 @@ contains
   !> mstart, mcount in file order, fastest first, 1-based (as tsr_decomp_box);
   !> forder(m) is the file dimension (fastest first) of memory dimension m
   !> (fastest first). tsr_decomp_wrf is this for WRF's X/Y/Z letters.
+  !! @param ctx the context
+  !! @param gsize global shape, file order, fastest first
+  !! @param start first index of the tile, 1-based
+  !! @param count tile extent
+  !! @param mstart first index of the memory box, 1-based
+  !! @param mcount extent of the memory box
+  !! @param forder file dimension (fastest first) of each memory dimension
+  !! @param d receives the decomposition
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_decomp_ordered(ctx, gsize, start, count, mstart, mcount, forder, d)
     type(tsr_ctx_t), intent(in) :: ctx
     integer(c_int64_t), intent(in) :: gsize(:), start(:), count(:), mstart(:), mcount(:)
@@ -449,11 +502,19 @@ contains
                                           mstart, mcount, forder, d%p)
   end function
 
+  !> Free a decomposition (C: tsr_decomp_free). Not collective.
+  !! @param d the decomposition; nulled
   subroutine tsr_decomp_free(d)
     type(tsr_decomp_t), intent(inout) :: d
     call c_decomp_free(d%p)
   end subroutine
 
+  !> Create a file and enter define mode (C: tsr_create). Collective.
+  !! @param ctx the context
+  !! @param path the file's final path
+  !! @param hints hint string for this file ('' for none)
+  !! @param f receives the file
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_create(ctx, path, hints, f)
     type(tsr_ctx_t), intent(in) :: ctx
     character(len=*), intent(in) :: path, hints
@@ -461,6 +522,12 @@ contains
     tsr_create = c_create(ctx%p, cstr(path), cstr(hints), f%p)
   end function
 
+  !> Define a dimension (C: tsr_def_dim). Collective.
+  !! @param f a file in define mode
+  !! @param name dimension name
+  !! @param len length, integer(c_int64_t); TSR_UNLIMITED for the record dimension
+  !! @param dimid receives its id
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_def_dim(f, name, len, dimid)
     type(tsr_file_t), intent(in) :: f
     character(len=*), intent(in) :: name
@@ -472,6 +539,12 @@ contains
   end function
 
   !> dimids fastest first, the record dimension (if any) last.
+  !! @param f a file in define mode
+  !! @param name variable name
+  !! @param xtype element type, TSR_FLOAT ...
+  !! @param dimids dimension ids, fastest first, the record dimension last
+  !! @param varid receives its id
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_def_var(f, name, xtype, dimids, varid)
     type(tsr_file_t), intent(in) :: f
     character(len=*), intent(in) :: name
@@ -483,6 +556,11 @@ contains
     varid = id
   end function
 
+  !> A variable's default decomposition (C: tsr_def_var_decomp). Collective.
+  !! @param f a file in define mode
+  !! @param varid the variable
+  !! @param d its decomposition; must outlive the file
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_def_var_decomp(f, varid, d)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid
@@ -492,6 +570,11 @@ contains
 
   !> Per-variable quantization (tsr_def_var_quantize in tessera.h): mode
   !> TSR_QUANTIZE_*, nsd significant bits (BITROUND) or decimal digits.
+  !! @param f a file in define mode
+  !! @param varid a float or double variable
+  !! @param mode TSR_QUANTIZE_*
+  !! @param nsd significant bits or decimal digits
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_def_var_quantize(f, varid, mode, nsd)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid, mode, nsd
@@ -550,6 +633,9 @@ contains
     att_d1 = c_put_att(f%p, int(varid, c_int), cstr(name), TSR_DOUBLE, size(v, kind=c_int64_t), c_loc(v))
   end function
 
+  !> Leave define mode (C: tsr_enddef). Collective.
+  !! @param f a file in define mode
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_enddef(f)
     type(tsr_file_t), intent(in) :: f
     tsr_enddef = c_enddef(f%p)
@@ -569,6 +655,11 @@ contains
   end function
 
   !> Collective. Opens an existing file read-only (tsr_get, tsr_inq_varid, tsr_close).
+  !! @param ctx the context
+  !! @param path the file
+  !! @param hints hint string ('' for none)
+  !! @param f receives the file
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_open(ctx, path, hints, f)
     type(tsr_ctx_t), intent(in) :: ctx
     character(len=*), intent(in) :: path, hints
@@ -577,6 +668,10 @@ contains
   end function
 
   !> Not collective. TSR_ENAME when the file has no such variable.
+  !! @param f a file
+  !! @param name variable name
+  !! @param varid receives its id
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_varid(f, name, varid)
     type(tsr_file_t), intent(in) :: f
     character(len=*), intent(in) :: name
@@ -608,6 +703,12 @@ contains
   end function
 
   !> Counts of dimensions, variables, global attributes; the record dimension's id (-1: none).
+  !! @param f a file
+  !! @param ndims number of dimensions
+  !! @param nvars number of variables
+  !! @param ngatts number of global attributes
+  !! @param unlimdimid the record dimension's id, -1 when none
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq(f, ndims, nvars, ngatts, unlimdimid)
     type(tsr_file_t), intent(in) :: f
     integer, intent(out) :: ndims, nvars, ngatts, unlimdimid
@@ -620,6 +721,11 @@ contains
   end function
 
   !> Name and length of a dimension (the record dimension: its records).
+  !! @param f a file
+  !! @param dimid the dimension
+  !! @param name receives its name
+  !! @param len receives its length
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_dim(f, dimid, name, len)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: dimid
@@ -631,6 +737,11 @@ contains
     name = from_c(buf)
   end function
 
+  !> A dimension's id (C: tsr_inq_dimid). Not collective.
+  !! @param f a file
+  !! @param name dimension name
+  !! @param dimid receives its id
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_dimid(f, name, dimid)
     type(tsr_file_t), intent(in) :: f
     character(len=*), intent(in) :: name
@@ -643,6 +754,14 @@ contains
   !> Name, type, dimensions and their lengths, fastest first (the record
   !> dimension last), as tsr_def_var takes them; dimids and shape need room
   !> for ndims entries (TSR_EINVAL otherwise).
+  !! @param f a file
+  !! @param varid the variable
+  !! @param name receives its name
+  !! @param xtype receives its type
+  !! @param ndims receives its number of dimensions
+  !! @param dimids receives its dimension ids, fastest first
+  !! @param shape receives its dimension lengths, fastest first
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_var(f, varid, name, xtype, ndims, dimids, shape)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid
@@ -670,6 +789,11 @@ contains
     shape(1:n) = sh(1:n)
   end function
 
+  !> Number of attributes (C: tsr_inq_natts). Not collective.
+  !! @param f a file
+  !! @param varid the variable, or TSR_GLOBAL
+  !! @param natts receives the count
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_natts(f, varid, natts)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid
@@ -680,6 +804,11 @@ contains
   end function
 
   !> Name of attribute attnum (1-based, as in NetCDF-Fortran).
+  !! @param f a file
+  !! @param varid the variable, or TSR_GLOBAL
+  !! @param attnum attribute number, 1-based
+  !! @param name receives its name
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_attname(f, varid, attnum, name)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid, attnum
@@ -690,6 +819,13 @@ contains
     name = from_c(buf)
   end function
 
+  !> An attribute's type and length (C: tsr_inq_att). Not collective.
+  !! @param f a file
+  !! @param varid the variable, or TSR_GLOBAL
+  !! @param name attribute name
+  !! @param xtype receives its type
+  !! @param len receives its number of values
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_inq_att(f, varid, name, xtype, len)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid
@@ -757,6 +893,13 @@ contains
   !> variable's, or TSR_DOUBLE into a TSR_FLOAT variable). d may be a null
   !> decomposition in tsr_get_ptr: the whole variable on every rank.
   !> Frames are 1-based.
+  !! @param f a file in data mode
+  !! @param varid the variable
+  !! @param frame record, 1-based
+  !! @param d the decomposition
+  !! @param memtype element type of the memory
+  !! @param buf c_loc of the first element
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_put_ptr(f, varid, frame, d, memtype, buf)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid, frame, memtype
@@ -765,6 +908,13 @@ contains
     tsr_put_ptr = c_put_typed(f%p, int(varid, c_int), int(frame - 1, c_int64_t), d%p, &
                               int(memtype, c_int), buf)
   end function
+  !> Untyped get (C: tsr_get). Collective.
+  !! @param f a file opened with tsr_open
+  !! @param varid the variable
+  !! @param frame record, 1-based
+  !! @param d the decomposition, or a null one for the whole variable
+  !! @param buf c_loc of the first element
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_get_ptr(f, varid, frame, d, buf)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid, frame
@@ -772,6 +922,12 @@ contains
     type(c_ptr), intent(in) :: buf
     tsr_get_ptr = c_get_raw(f%p, int(varid, c_int), int(frame - 1, c_int64_t), d%p, buf)
   end function
+  !> Untyped replicated put (C: tsr_put_global). Collective.
+  !! @param f a file in data mode
+  !! @param varid the variable
+  !! @param frame record, 1-based
+  !! @param buf c_loc of the first element
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_put_global_ptr(f, varid, frame, buf)
     type(tsr_file_t), intent(in) :: f
     integer, intent(in) :: varid, frame
@@ -780,6 +936,7 @@ contains
   end function
 
   !> Why the last tsr_init, tsr_create or tsr_open failed (empty if none did).
+  !! @return the message, or '' when there is none.
   function tsr_last_error() result(msg)
     character(len=:), allocatable :: msg
     type(c_ptr) :: p
@@ -791,17 +948,25 @@ contains
     end if
   end function
 
+  !> Make every byte put so far reach the file (C: tsr_flush). Collective.
+  !! @param f a file in data mode
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_flush(f)
     type(tsr_file_t), intent(in) :: f
     tsr_flush = c_flush(f%p)
   end function
 
+  !> Flush and close (C: tsr_close). Collective.
+  !! @param f the file; nulled, also on error
+  !! @return 0 or a negative TSR_E* code (as the C function: tessera.h).
   integer function tsr_close(f)
     type(tsr_file_t), intent(inout) :: f
     tsr_close = c_close(f%p)
   end function
 
   !> The text of an error code.
+  !! @param err a TSR_E* code
+  !! @return the text.
   function tsr_strerror(err) result(msg)
     integer, intent(in) :: err
     character(len=:), allocatable :: msg
@@ -810,6 +975,7 @@ contains
 
   !> The library's version, "MAJOR.MINOR.PATCH" (e.g. "0.1.0"). Not collective;
   !> may be called before MPI_Init.
+  !! @return "MAJOR.MINOR.PATCH".
   function tsr_inq_libvers() result(version)
     character(len=:), allocatable :: version
     version = fstr(c_inq_libvers())

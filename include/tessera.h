@@ -36,10 +36,10 @@ extern "C" {
 #define TSR_EXTERN
 #endif
 
-/** Library version. */
+/** Library version (of the header; tsr_inq_libvers() gives the library's): major. */
 #define TSR_VERSION_MAJOR 0
-#define TSR_VERSION_MINOR 1
-#define TSR_VERSION_PATCH 0
+#define TSR_VERSION_MINOR 1 /**< minor version */
+#define TSR_VERSION_PATCH 0 /**< patch version */
 
 /**
  * Error codes: one table generates the enum, tsr_strerror() and tsr_errname()
@@ -115,15 +115,25 @@ typedef struct tsr_file tsr_file;     /**< An open file. */
  * library was built as (which may differ from the TSR_VERSION_* macros a
  * program was compiled with). Static storage, never NULL, never freed. Not
  * collective; may be called before MPI_Init and without a context.
+ * @return the version string.
  */
 TSR_EXTERN const char *tsr_inq_libvers(void);
 
-/** Text for an error code; never NULL. Not collective. */
+/** Text for an error code; never NULL. Not collective.
+ * @param err a TSR_E* code (or 0).
+ * @return the text; "unknown error code" for a value that is no code.
+ */
 TSR_EXTERN const char *tsr_strerror(int err);
-/** Bytes of one element of @p type; 0 for a value that is no tsr_type. Not collective. */
+/** Bytes of one element of @p type; 0 for a value that is no tsr_type. Not collective.
+ * @param type an element type.
+ * @return bytes of one element, or 0.
+ */
 TSR_EXTERN size_t tsr_type_size(tsr_type type);
 
-/** Name of an error code ("TSR_EHINT"); never NULL. Not collective. */
+/** Name of an error code ("TSR_EHINT"); never NULL. Not collective.
+ * @param err a TSR_E* code (or 0).
+ * @return the code's name.
+ */
 TSR_EXTERN const char *tsr_errname(int err);
 
 /**
@@ -134,6 +144,7 @@ TSR_EXTERN const char *tsr_errname(int err);
  * The same text on every rank (the failing rank's message is shared when the
  * error is agreed). "" when there is none. Valid until the next such call on
  * this thread. Not collective.
+ * @return the message, or "" when there is none.
  */
 TSR_EXTERN const char *tsr_last_error(void);
 
@@ -154,6 +165,11 @@ TSR_EXTERN const char *tsr_last_error(void);
  *
  * @return 0, TSR_EHINT, TSR_ESERVERS, TSR_ENOMEM, TSR_EMPI (on a server also
  * the job's last failure, as above).
+ * @param comm the communicator of every rank that takes part (model ranks and, with
+ *            `strategy=servers`, the server ranks), e.g. MPI_COMM_WORLD.
+ * @param hints hint string, or NULL.
+ * @param ctx receives the context (NULL on failure and on server ranks).
+ * @param model_comm receives the model ranks' communicator (MPI_COMM_NULL on servers).
  */
 TSR_EXTERN int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **ctx, MPI_Comm *model_comm);
 
@@ -162,6 +178,9 @@ TSR_EXTERN int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **ctx, MPI_Com
  * handed to servers is written and closed; reports a server-side write error
  * that no earlier call reported (its file and backend message in
  * tsr_last_error). Accepts *ctx == NULL.
+ * @param ctx the context; set to NULL. May point to NULL.
+ * @return 0, or the first server-side failure not reported before (TSR_EIO,
+ *         TSR_ENOSPC, TSR_EACCES, TSR_ENOMEM, TSR_EMPI, ...), the same on every rank.
  */
 TSR_EXTERN int tsr_finalize(tsr_ctx **ctx);
 
@@ -180,6 +199,9 @@ TSR_EXTERN int tsr_finalize(tsr_ctx **ctx);
  * @return 0; TSR_EDECOMP if any rank's tile overlaps another's or lies outside
  *         gsize, or its memory box does not contain its tile; TSR_EINVAL.
  * Points no rank owns are written as the variable's fill value.
+ * @param ctx    the context.
+ * @param ndims  number of dimensions (1 .. TSR_MAX_DIMS - 1).
+ * @param d      receives the decomposition (NULL on failure).
  */
 TSR_EXTERN int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], const int64_t start[],
                               const int64_t count[], const int64_t mstart[],
@@ -206,6 +228,9 @@ TSR_EXTERN int tsr_decomp_box(tsr_ctx *ctx, int ndims, const int64_t gsize[], co
  * copy per put when the list is not in index order). Strategies `serial`,
  * `direct`, `aggregate` and `servers` take any map; `split` takes maps whose
  * elements form one box per rank and answers TSR_EDECOMP otherwise.
+ * @param ctx   the context.
+ * @param ndims number of dimensions of @p gsize.
+ * @param d     receives the decomposition (NULL on failure).
  */
 TSR_EXTERN int tsr_decomp_map(tsr_ctx *ctx, int ndims, const int64_t gsize[], int64_t n,
                               const int64_t idx[], tsr_decomp **d);
@@ -218,6 +243,13 @@ TSR_EXTERN int tsr_decomp_map(tsr_ctx *ctx, int ndims, const int64_t gsize[], in
  * be empty; nboxes may be 0.
  * @return 0; TSR_EDECOMP on every rank if a box leaves gsize or two boxes
  *         (of any ranks) overlap; TSR_EINVAL. Strategies as tsr_decomp_map.
+ * @param ctx    the context.
+ * @param ndims  number of dimensions.
+ * @param gsize  global shape, slowest first.
+ * @param nboxes number of this rank's boxes (may be 0).
+ * @param start  nboxes x ndims first indices (0-based).
+ * @param count  nboxes x ndims extents.
+ * @param d      receives the decomposition (NULL on failure).
  */
 TSR_EXTERN int tsr_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t gsize[], int nboxes,
                                 const int64_t start[], const int64_t count[], tsr_decomp **d);
@@ -237,13 +269,24 @@ TSR_EXTERN int tsr_decomp_boxes(tsr_ctx *ctx, int ndims, const int64_t gsize[], 
  * while rearranging; the others get the tile packed into file order first
  * (innermost rows stay whole copies when the fastest dimension is the file's).
  * @return 0; TSR_EINVAL if @p order is not a permutation; as tsr_decomp_box.
+ * @param ctx    the context.
+ * @param ndims  number of dimensions.
+ * @param gsize  global shape, file order, slowest first.
+ * @param start  first index of the tile (0-based), file order.
+ * @param count  tile extent, file order.
+ * @param mstart first index of the memory box, file order; NULL = start.
+ * @param mcount extent of the memory box, file order; NULL = count.
+ * @param order  memory dimension order (see above), or NULL.
+ * @param d      receives the decomposition (NULL on failure).
  */
 TSR_EXTERN int tsr_decomp_box_ordered(tsr_ctx *ctx, int ndims, const int64_t gsize[],
                                       const int64_t start[], const int64_t count[],
                                       const int64_t mstart[], const int64_t mcount[],
                                       const int order[], tsr_decomp **d);
 
-/** Free a decomposition. Not collective; accepts NULL. */
+/** Free a decomposition. Not collective; accepts NULL.
+ * @param d the decomposition; set to NULL. May point to NULL.
+ */
 TSR_EXTERN void tsr_decomp_free(tsr_decomp **d);
 
 /**
@@ -251,6 +294,10 @@ TSR_EXTERN void tsr_decomp_free(tsr_decomp **d);
  * @p hints may be NULL; they override tsr_init's and are overridden by
  * TESSERA_HINTS entries whose glob matches @p path.
  * @return 0, TSR_EHINT, TSR_ENOTBUILT, TSR_EACCES, TSR_EIO, TSR_ENOMEM.
+ * @param ctx   the context.
+ * @param path  the file's final path (written as `<path>.tessera-tmp` until tsr_close).
+ * @param hints hint string for this file, or NULL.
+ * @param f     receives the file handle (NULL on failure; why: tsr_last_error).
  */
 TSR_EXTERN int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **f);
 
@@ -260,11 +307,23 @@ TSR_EXTERN int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr
  * at once; tsr_enddef agrees on all of them (safe_mode=1: each call agrees). */
 
 /** Define a dimension; @p len TSR_UNLIMITED makes the record dimension. Collective.
- *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EINVAL. */
+ *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EINVAL.
+ * @param f     a file in define mode.
+ * @param name  dimension name (at most TSR_MAX_NAME - 1 bytes).
+ * @param len   length, or TSR_UNLIMITED for the record dimension.
+ * @param dimid receives the dimension id.
+ */
 TSR_EXTERN int tsr_def_dim(tsr_file *f, const char *name, int64_t len, int *dimid);
 
 /** Define a variable; a record variable has the record dimension first. Collective.
- *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EBADID, TSR_ETYPE, TSR_EINVAL. */
+ *  @return 0, TSR_EMODE, TSR_ENAME, TSR_EBADID, TSR_ETYPE, TSR_EINVAL.
+ * @param f      a file in define mode.
+ * @param name   variable name.
+ * @param type   element type.
+ * @param ndims  number of dimensions (0 .. TSR_MAX_DIMS).
+ * @param dimids dimension ids, slowest first (the record dimension first).
+ * @param varid  receives the variable id.
+ */
 TSR_EXTERN int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims,
                            const int dimids[], int *varid);
 
@@ -274,6 +333,9 @@ TSR_EXTERN int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndi
  * rank's file is laid out for its own tile at tsr_enddef. Collective. The
  * decomposition must outlive the file.
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE.
+ * @param f     a file in define mode.
+ * @param varid the variable.
+ * @param d     its decomposition (of the variable's non-record shape).
  */
 TSR_EXTERN int tsr_def_var_decomp(tsr_file *f, int varid, const tsr_decomp *d);
 
@@ -296,12 +358,22 @@ typedef enum {
  *            decimal digits (1..7 float, 1..15 double); ignored for NONE.
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ETYPE (not float or double),
  *         TSR_EINVAL (mode or @p nsd out of range).
+ * @param f     a file in define mode.
+ * @param varid a float or double variable.
+ * @param mode  the quantization mode.
  */
 TSR_EXTERN int tsr_def_var_quantize(tsr_file *f, int varid, tsr_quantize_mode mode, int nsd);
 
 /** Put an attribute (varid TSR_GLOBAL for a global one). Collective. A
  *  `_FillValue` must have the variable's type and one value.
- *  @return 0, TSR_EMODE, TSR_EBADID, TSR_ETYPE, TSR_EINVAL. */
+ *  @return 0, TSR_EMODE, TSR_EBADID, TSR_ETYPE, TSR_EINVAL.
+ * @param f      a file in define mode.
+ * @param varid  the variable, or TSR_GLOBAL.
+ * @param name   attribute name.
+ * @param type   element type of @p values.
+ * @param n      number of values (characters for TSR_CHAR).
+ * @param values the values.
+ */
 TSR_EXTERN int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type type, size_t n,
                            const void *values);
 
@@ -310,7 +382,9 @@ TSR_EXTERN int tsr_put_att(tsr_file *f, int varid, const char *name, tsr_type ty
  *  compared in one reduction, and a difference is TSR_EINVAL on every rank,
  *  naming the first differing call and rank (tsr_backend_error). With the hint
  *  safe_mode=1 each define call also agrees on its result when it is made.
- *  @return 0, TSR_EMODE, TSR_EINVAL, TSR_EIO, TSR_EACCES, TSR_ENOSPC, TSR_ESHAPE. */
+ *  @return 0, TSR_EMODE, TSR_EINVAL, TSR_EIO, TSR_EACCES, TSR_ENOSPC, TSR_ESHAPE.
+ * @param f a file in define mode.
+ */
 TSR_EXTERN int tsr_enddef(tsr_file *f);
 
 /**
@@ -336,6 +410,11 @@ TSR_EXTERN int tsr_enddef(tsr_file *f);
  * tsr_close). An earlier file's failure reported here counts too: the caller
  * cannot tell what it skipped because of it.
  * @return 0, TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EIO, TSR_ENOSPC.
+ * @param f     a file in data mode, opened with tsr_create.
+ * @param varid the variable.
+ * @param frame record (0-based); ignored for fixed variables.
+ * @param d     the decomposition, or NULL for the variable's own (tsr_def_var_decomp).
+ * @param buf   this rank's memory box of the variable, in its type.
  */
 TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
                        const void *buf);
@@ -349,6 +428,12 @@ TSR_EXTERN int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *
  * before the hand-off (half the bytes move); by default the doubles travel
  * and the server converts. Any other pair: TSR_EINVAL. Collective.
  * @return as tsr_put, and TSR_EINVAL for a pair of types not converted.
+ * @param f       a file in data mode.
+ * @param varid   the variable.
+ * @param frame   record (0-based); ignored for fixed variables.
+ * @param d       the decomposition, or NULL for the variable's own.
+ * @param memtype element type of @p buf.
+ * @param buf     this rank's memory box.
  */
 TSR_EXTERN int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
                              tsr_type memtype, const void *buf);
@@ -357,10 +442,19 @@ TSR_EXTERN int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_de
  * Write a replicated variable (every rank holds all of it, e.g. `Times`):
  * the whole variable at @p frame, written once. Collective; @p buf must hold
  * the same values on every rank (only one rank's copy is written).
+ * @param f     a file in data mode.
+ * @param varid the variable.
+ * @param frame record (0-based); ignored for fixed variables.
+ * @param buf   the whole variable at @p frame.
+ * @return as tsr_put (TSR_EMODE, TSR_EBADID, TSR_ERANGE, TSR_EIO, TSR_ENOSPC, ...).
  */
 TSR_EXTERN int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf);
 
-/** Make every byte put so far reach the file. Collective. */
+/** Make every byte put so far reach the file. Collective.
+ * @param f a file in data mode.
+ * @return 0, TSR_EMODE, TSR_EIO, TSR_ENOSPC, TSR_ENOMEM, TSR_EMPI (with servers
+ *         also an earlier file's failure, as tsr_put).
+ */
 TSR_EXTERN int tsr_flush(tsr_file *f);
 
 /** Flush and close; frees the handle and sets *f = NULL, also on error.
@@ -374,7 +468,9 @@ TSR_EXTERN int tsr_flush(tsr_file *f);
  *  With `servers` it returns without waiting for the servers' write
  *  (tsr_open, tsr_flush of a later file and tsr_finalize wait); a failure
  *  the servers meet later deletes the file and is reported then.
- *  @return 0, TSR_EIO, TSR_ENOSPC, TSR_EACCES, TSR_ENOMEM, TSR_EMPI, ... */
+ *  @return 0, TSR_EIO, TSR_ENOSPC, TSR_EACCES, TSR_ENOMEM, TSR_EMPI, ...
+ * @param f the file; *f is set to NULL.
+ */
 TSR_EXTERN int tsr_close(tsr_file **f);
 
 /** Give a file up: nothing of it is left (temporaries, split pieces, staged
@@ -383,7 +479,9 @@ TSR_EXTERN int tsr_close(tsr_file **f);
  *  a model that stops writing a file it cannot complete. In define mode it
  *  only frees; a file opened with tsr_open is closed. Collective: when it
  *  returns, every rank's part is gone.
- *  @return 0, or TSR_EINVAL for a NULL handle. */
+ *  @return 0, or TSR_EINVAL for a NULL handle.
+ * @param f the file; *f is set to NULL.
+ */
 TSR_EXTERN int tsr_abort(tsr_file **f);
 
 /**
@@ -416,6 +514,10 @@ TSR_EXTERN int tsr_abort(tsr_file **f);
  *         is not built, or cannot read, e.g. `null`); TSR_EHINT; TSR_EINVAL
  *         (NULL or empty path, NULL f); TSR_EIO; TSR_ENOMEM; TSR_ESTATE (NULL
  *         ctx). The same code on every rank; *f is NULL on failure.
+ * @param ctx   the context.
+ * @param path  the file.
+ * @param hints hint string, or NULL.
+ * @param f     receives the file handle (NULL on failure).
  */
 TSR_EXTERN int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **f);
 
@@ -438,10 +540,19 @@ TSR_EXTERN int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_f
  *         not match the variable's non-record dimensions); TSR_EINVAL (NULL
  *         @p buf with a non-empty tile); TSR_EIO; TSR_ENOMEM. A bad argument
  *         on one rank gives every rank the same code, and nothing is read.
+ * @param f     a file opened with tsr_open.
+ * @param varid the variable.
+ * @param frame record (0-based); ignored for fixed variables.
+ * @param d     a decomposition of the variable's non-record shape, or NULL.
+ * @param buf   receives this rank's tile, laid out over d's memory box.
  */
 TSR_EXTERN int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf);
 
-/** Look up a variable id by name. Not collective. @return 0, TSR_ENAME. */
+/** Look up a variable id by name. Not collective. @return 0, TSR_ENAME.
+ * @param f     a file.
+ * @param name  variable name.
+ * @param varid receives its id.
+ */
 TSR_EXTERN int tsr_inq_varid(const tsr_file *f, const char *name, int *varid);
 
 /**
@@ -459,32 +570,74 @@ TSR_EXTERN int tsr_inq_varid(const tsr_file *f, const char *name, int *varid);
  * @{
  */
 /** Counts of dimensions, variables and global attributes, and the record
- *  dimension's id (-1 when there is none). @return 0, TSR_EINVAL. */
+ *  dimension's id (-1 when there is none). @return 0, TSR_EINVAL.
+ * @param f          a file.
+ * @param ndims      receives the number of dimensions.
+ * @param nvars      receives the number of variables.
+ * @param ngatts     receives the number of global attributes.
+ * @param unlimdimid receives the record dimension's id, or -1.
+ */
 TSR_EXTERN int tsr_inq(const tsr_file *f, int *ndims, int *nvars, int *ngatts, int *unlimdimid);
-/** Name and length of dimension @p dimid. @return 0, TSR_EINVAL, TSR_EBADID. */
+/** Name and length of dimension @p dimid. @return 0, TSR_EINVAL, TSR_EBADID.
+ * @param f     a file.
+ * @param dimid the dimension.
+ * @param name  receives its name (TSR_MAX_NAME bytes), or NULL.
+ * @param len   receives its length, or NULL.
+ */
 TSR_EXTERN int tsr_inq_dim(const tsr_file *f, int dimid, char *name, int64_t *len);
-/** Id of the dimension named @p name. @return 0, TSR_EINVAL, TSR_ENAME. */
+/** Id of the dimension named @p name. @return 0, TSR_EINVAL, TSR_ENAME.
+ * @param f     a file.
+ * @param name  dimension name.
+ * @param dimid receives its id.
+ */
 TSR_EXTERN int tsr_inq_dimid(const tsr_file *f, const char *name, int *dimid);
 /**
  * Name, type, number of dimensions (record dimension included), their ids and
  * their lengths (@p dimids and @p shape hold TSR_MAX_DIMS entries).
  * @return 0, TSR_EINVAL, TSR_EBADID.
+ * @param f      a file.
+ * @param varid  the variable.
+ * @param name   receives its name (TSR_MAX_NAME bytes), or NULL.
+ * @param type   receives its type, or NULL.
+ * @param ndims  receives its number of dimensions, or NULL.
+ * @param dimids receives its dimension ids (TSR_MAX_DIMS entries), or NULL.
+ * @param shape  receives its dimension lengths (TSR_MAX_DIMS entries), or NULL.
  */
 TSR_EXTERN int tsr_inq_var(const tsr_file *f, int varid, char *name, tsr_type *type, int *ndims,
                            int dimids[], int64_t shape[]);
 /** Number of attributes of variable @p varid (TSR_GLOBAL: global ones).
- *  @return 0, TSR_EINVAL, TSR_EBADID. */
+ *  @return 0, TSR_EINVAL, TSR_EBADID.
+ * @param f     a file.
+ * @param varid the variable, or TSR_GLOBAL.
+ * @param natts receives the number of attributes.
+ */
 TSR_EXTERN int tsr_inq_natts(const tsr_file *f, int varid, int *natts);
 /** Name of attribute @p attnum (0 .. natts-1) of @p varid, in definition
- *  order. @return 0, TSR_EINVAL, TSR_EBADID. */
+ *  order. @return 0, TSR_EINVAL, TSR_EBADID.
+ * @param f      a file.
+ * @param varid  the variable, or TSR_GLOBAL.
+ * @param attnum attribute number, 0-based.
+ * @param name   receives its name (TSR_MAX_NAME bytes).
+ */
 TSR_EXTERN int tsr_inq_attname(const tsr_file *f, int varid, int attnum, char *name);
 /** Type and number of values of an attribute. @return 0, TSR_EINVAL,
- *  TSR_EBADID (no such variable), TSR_ENAME (no such attribute). */
+ *  TSR_EBADID (no such variable), TSR_ENAME (no such attribute).
+ * @param f     a file.
+ * @param varid the variable, or TSR_GLOBAL.
+ * @param name  attribute name.
+ * @param type  receives its type, or NULL.
+ * @param n     receives its number of values, or NULL.
+ */
 TSR_EXTERN int tsr_inq_att(const tsr_file *f, int varid, const char *name, tsr_type *type,
                            size_t *n);
 /** Copy an attribute's values, in its own type, into @p values (room for n
  *  values of tsr_inq_att; text is not NUL-terminated, as in NetCDF).
- *  @return 0, TSR_EINVAL, TSR_EBADID, TSR_ENAME. */
+ *  @return 0, TSR_EINVAL, TSR_EBADID, TSR_ENAME.
+ * @param f      a file.
+ * @param varid  the variable, or TSR_GLOBAL.
+ * @param name   attribute name.
+ * @param values receives the values.
+ */
 TSR_EXTERN int tsr_get_att(const tsr_file *f, int varid, const char *name, void *values);
 /** @} */
 
@@ -492,10 +645,17 @@ TSR_EXTERN int tsr_get_att(const tsr_file *f, int varid, const char *name, void 
  * The last backend error on a file: the backend's own code (e.g. NC_ENOSPC)
  * and message ("PnetCDF: No space left on device"). Either output may be NULL.
  * Returns the last TSR_E* code seen on the file. Not collective.
+ * @param f       a file.
+ * @param code    receives the backend's own code, or NULL.
+ * @param message receives the backend's message (owned by @p f), or NULL.
+ * @return the last TSR_E* code seen on @p f (0: none).
  */
 TSR_EXTERN int tsr_backend_error(const tsr_file *f, int *code, const char **message);
 
-/** The strategy a file uses ("serial", "direct", ...). Not collective. */
+/** The strategy a file uses ("serial", "direct", ...). Not collective.
+ * @param f a file.
+ * @return the strategy's name (static storage).
+ */
 TSR_EXTERN const char *tsr_file_strategy(const tsr_file *f);
 
 /** This rank's running totals since tsr_init (see tsr_get_stats). */
@@ -519,7 +679,10 @@ typedef struct {
                                      known when server_writer_s is */
 } tsr_stats;
 
-/** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL. */
+/** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL.
+ * @param ctx the context.
+ * @param st  receives the totals.
+ */
 TSR_EXTERN int tsr_get_stats(const tsr_ctx *ctx, tsr_stats *st);
 
 #ifdef __cplusplus
