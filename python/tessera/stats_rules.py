@@ -34,7 +34,7 @@ ALIGN_VAR_FACTOR = 8
 
 @dataclass
 class Advice:
-    rule: str      # small-requests | misaligned | one-writer | blocked
+    rule: str      # small-requests | misaligned | one-writer | blocked | not-taken
     message: str   # what was seen, with the figures
     hint: str      # what to try (a TESSERA_HINTS fragment or a strategy)
 
@@ -219,7 +219,23 @@ def blocked(rec: dict) -> Advice | None:
                   hint)
 
 
-RULES = (small_requests, misaligned, one_writer, blocked)
+def not_taken(rec: dict) -> Advice | None:
+    """Hints the MPI-IO layer holds with another value or not at all
+    (mpiio_hints_not_taken): the run did not get what it asked for."""
+    dropped = rec.get("mpiio_hints_not_taken")
+    if not isinstance(dropped, str) or not dropped:
+        return None
+    keys = {kv.split("=", 1)[0] for kv in dropped.split(", ")}
+    why = ["TESSERA_HINTS_DISPLAY=1 shows what the layer holds instead"]
+    if keys & {"striping_factor", "striping_unit"}:
+        why.append("striping needs a file system that stripes (Lustre, GPFS)")
+    if any(k.startswith("romio_") for k in keys):
+        why.append("romio_* keys need ROMIO (Open MPI: OMPI_MCA_io=romio321)")
+    return Advice("not-taken", f"the MPI-IO layer did not take the hints {dropped}",
+                  "; ".join(why))
+
+
+RULES = (small_requests, misaligned, one_writer, blocked, not_taken)
 
 
 def advise(rec: dict) -> list:

@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "strategy/strategy.h"
 #include "core/stats_format.h"
+#include "core/mpiio_taken.h"
 
 static const char *const P = "TESSERA_HINTS_DISPLAY:";
 
@@ -40,7 +41,8 @@ static void add_writers(tsr__sbuf *b, const int *writers, int n) {
   if (n > SHOW) tsr__sbuf_printf(b, " ... (%d more)", n - SHOW);
 }
 
-static void display(tsr_file *f, MPI_Info info, const int *writers, int nwriters) {
+static void display(tsr_file *f, MPI_Info info, const int *writers, int nwriters,
+                    const char *not_taken) {
   tsr__sbuf b = {0};
   char hints[4096];
   tsr__hints_format(&f->hints, hints, sizeof hints);
@@ -66,6 +68,9 @@ static void display(tsr_file *f, MPI_Info info, const int *writers, int nwriters
       if (!info_value(info, key, val, (int)sizeof val)) snprintf(val, sizeof val, "(unreadable)");
       tsr__sbuf_printf(&b, "%s     %s = %s\n", P, key, val);
     }
+    if (not_taken && not_taken[0])
+      tsr__sbuf_printf(&b, "%s   warning: the MPI-IO layer did not take the hints %s\n", P,
+                       not_taken);
   }
   if (!b.failed && b.s) {
     fputs(b.s, stdout); /* one call: a file's lines stay together */
@@ -81,8 +86,13 @@ int tsr__file_created(tsr_file *f, const tsr__sink *sink, const int *writers, in
   const tsr__stats_env_t *env = tsr__stats_env();
   if (!env->text && !env->file && !env->display) return 0;
   MPI_Info info = tsr__sink_file_info(sink);
-  if (info != MPI_INFO_NULL) record_mpiio(f, info);
-  if (env->display) display(f, info, writers, nwriters);
+  tsr__sbuf why = {0};
+  if (info != MPI_INFO_NULL) {
+    record_mpiio(f, info);
+    f->st.mpiio_not_taken = tsr__mpiio_not_taken(&f->hints, info, &why);
+  }
+  if (env->display) display(f, info, writers, nwriters, why.failed ? "" : why.s);
+  free(why.s);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   return 0;
 }

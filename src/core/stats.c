@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "strategy/strategy.h"
 #include "core/stats_format.h"
+#include "core/mpiio_taken.h"
 
 const char *const tsr__mpiio_keys[TSR__NMPIIO] = {"cb_nodes", "cb_buffer_size",
                                                   "striping_factor", "striping_unit"};
@@ -80,7 +81,8 @@ void tsr__fstats_buffer(tsr__fstats *s, int64_t held) {
 enum {
   X_BLOCKED_MIN, X_WRITER_MIN, X_PEAK_MIN, /* negated */
   X_BLOCKED_MAX, X_WRITER_MAX, X_PEAK_MAX, X_PUT_TO_CLOSE, X_FRAMES,
-  X_MPIIO, /* TSR__NMPIIO slots */
+  X_NOT_TAKEN, /* bits of hints.pass, from the first writer (exact in a double) */
+  X_MPIIO,     /* TSR__NMPIIO slots */
   NX = X_MPIIO + TSR__NMPIIO
 };
 /* Slots of the one SUM reduction of integers (times in nanoseconds). */
@@ -169,6 +171,7 @@ int tsr__stats_report(struct tsr_file *f) {
                           : 0.0;
   x[X_FRAMES] = (double)st->frames;
   for (int i = 0; i < TSR__NMPIIO; i++) x[X_MPIIO + i] = (double)st->mpiio[i];
+  x[X_NOT_TAKEN] = (double)st->mpiio_not_taken;
   n[S_BYTES_PUT] = st->bytes_put;
   n[S_WRITES] = st->writes;
   n[S_BYTES_WRITTEN] = st->bytes_written;
@@ -225,8 +228,16 @@ int tsr__stats_report(struct tsr_file *f) {
     };
     for (int i = 0; i < TSR__NBUCKETS; i++) s.hist[i] = nr[S_HIST + i];
     for (int i = 0; i < TSR__NMPIIO; i++) s.mpiio[i] = (int64_t)xr[X_MPIIO + i];
-    if (st->io.valid) use_io_side(&st->io, &s);
+    uint32_t not_taken = (uint32_t)xr[X_NOT_TAKEN];
+    if (st->io.valid) {
+      use_io_side(&st->io, &s);
+      not_taken = st->io.mpiio_not_taken;
+    }
+    tsr__sbuf list = {0};
+    tsr__mpiio_not_taken_list(&f->hints, not_taken, &list);
+    s.not_taken = list.s && !list.failed ? list.s : "";
     emit(f, &s);
+    free(list.s);
   }
   free(flags);
   free(st->io.writer_ranks);

@@ -29,6 +29,7 @@ typedef struct {
   int64_t not_aligned, consec, offsets_known, alignment;
   int64_t peak_buffer[3]; /* min, max, mean over the I/O ranks */
   int64_t mpiio[TSR__NMPIIO]; /* as reported for the servers' file, -1 unknown */
+  uint32_t mpiio_not_taken;   /* pass-through hints the servers' MPI-IO did not take */
 } tsr__io_fstats;
 
 typedef struct {
@@ -50,6 +51,8 @@ typedef struct {
   int64_t frames;        /* highest frame put + 1 */
   int is_writer;
   int64_t mpiio[TSR__NMPIIO]; /* first writer only (tsr__file_created), -1 unknown */
+  uint32_t mpiio_not_taken;   /* first writer only: bits of hints.pass not taken
+                                 (core/mpiio_taken.h) */
   tsr__io_fstats io;          /* writer side of strategy=servers */
 } tsr__fstats;
 

@@ -91,7 +91,9 @@ char *tsr__stats_json(const tsr__stats_summary *s) {
                      (long long)s->mpiio[i]);
     first = 0;
   }
-  tsr__sbuf_printf(&b, "}, \"bytes\": %lld, \"frames\": %lld, \"variables\": %lld, ",
+  tsr__sbuf_printf(&b, "}, \"mpiio_hints_not_taken\": ");
+  tsr__sbuf_json_string(&b, s->not_taken ? s->not_taken : "");
+  tsr__sbuf_printf(&b, ", \"bytes\": %lld, \"frames\": %lld, \"variables\": %lld, ",
                    (long long)s->bytes, (long long)s->frames, (long long)s->variables);
   json_mmm(&b, "blocked_s", s->blocked, 0);
   json_mmm(&b, "writer_s", s->writer, 0);
@@ -145,6 +147,9 @@ void tsr__stats_text(const tsr__stats_summary *s, FILE *out) {
     tsr__sbuf_printf(&b, "; MPI-IO cb_nodes %lld", (long long)s->mpiio[TSR__MPIIO_CB_NODES]);
   else if (s->uses_mpiio)
     tsr__sbuf_printf(&b, "; MPI-IO cb_nodes not reported");
+  if (s->not_taken && s->not_taken[0])
+    tsr__sbuf_printf(&b, "\n%s   warning: the MPI-IO layer did not take the hints %s", p,
+                     s->not_taken);
   tsr__sbuf_printf(&b, "\n%s   data: %lld bytes (%s), %lld frames, %lld variables\n", p,
                    (long long)s->bytes, human((double)s->bytes, h1, sizeof h1),
                    (long long)s->frames, (long long)s->variables);

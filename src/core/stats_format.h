@@ -24,6 +24,7 @@ typedef struct {
   int64_t writes, bytes_written, hist[TSR__NBUCKETS], not_aligned, consec, alignment;
   int64_t offsets_known;   /* requests with a known file offset */
   int64_t mpiio[TSR__NMPIIO]; /* -1 unknown */
+  const char *not_taken;   /* "key=value, ..." the MPI library did not take, or "" */
 } tsr__stats_summary;
 
 /* The JSON record as one newline-terminated line (malloc'd; NULL on ENOMEM). */

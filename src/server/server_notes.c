@@ -79,6 +79,7 @@ static void add_figures(tsr__io_fstats *io, const tsr__wire_fstats *fs) {
   io->peak_buffer[2] += fs->peak_buffer;
   for (int i = 0; i < TSR__NMPIIO; i++)
     if (fs->mpiio[i] >= 0) io->mpiio[i] = fs->mpiio[i];
+  io->mpiio_not_taken |= fs->mpiio_not_taken;
 }
 
 /* Receive one note (waiting for it when @p block); 1 when one came. */

@@ -78,6 +78,8 @@ typedef struct {
   int64_t not_aligned, consec, offsets_known, alignment;
   int64_t peak_buffer;        /* bytes this server held for the file's data */
   int64_t mpiio[TSR__NMPIIO]; /* reported by MPI-IO on the group root, -1 unknown */
+  uint32_t mpiio_not_taken;   /* the group root's: hints its MPI-IO did not take */
+  uint32_t pad;
 } tsr__wire_fstats;
 
 /* Acknowledgements (kind FLUSH / FINAL, to the first client) and notes

@@ -17,6 +17,7 @@
 
 #include "core/agree.h"
 #include "core/log.h"
+#include "core/mpiio_taken.h"
 #include "server/server_state.h"
 
 static tsr__srv_file *find(tsr__srv_server *s, int id) {
@@ -76,6 +77,7 @@ static void created(const tsr__srv_server *s, tsr__srv_file *sf) {
   MPI_Info info = tsr__sink_file_info(&sf->sink);
   if (info == MPI_INFO_NULL) return;
   for (int i = 0; i < TSR__NMPIIO; i++) sf->st.mpiio[i] = info_size(info, tsr__mpiio_keys[i]);
+  sf->st.mpiio_not_taken = tsr__mpiio_not_taken(&sf->hints, info, NULL);
   MPI_Info_free(&info);
 }
 
@@ -317,6 +319,7 @@ static void figures(const tsr__srv_server *s, const tsr__srv_file *sf, tsr__wire
   fs->alignment = st->alignment;
   fs->peak_buffer = st->peak_buffer;
   memcpy(fs->mpiio, st->mpiio, sizeof fs->mpiio);
+  fs->mpiio_not_taken = st->mpiio_not_taken;
 }
 
 static void free_file(tsr__srv_file *sf) {

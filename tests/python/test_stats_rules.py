@@ -166,6 +166,24 @@ def test_clean_record_fires_nothing():
     assert R.advise(fixture("wrfout_clean")) == []
 
 
+# -- not-taken ------------------------------------------------------------------
+def test_not_taken_names_the_hints_and_why():
+    rec = dict(fixture("wrfout_clean"),
+               mpiio_hints_not_taken="striping_factor=8, romio_cb_write=enable")
+    a = R.not_taken(rec)
+    assert a is not None and a.rule == "not-taken"
+    assert a.message == "the MPI-IO layer did not take the hints striping_factor=8, romio_cb_write=enable"
+    assert "Lustre" in a.hint and "OMPI_MCA_io=romio321" in a.hint
+
+
+@pytest.mark.parametrize("value", [None, "", 3])
+def test_not_taken_silent(value):
+    rec = dict(fixture("wrfout_clean"))
+    if value is not None:
+        rec["mpiio_hints_not_taken"] = value
+    assert R.not_taken(rec) is None
+
+
 def test_every_rule_is_covered_here():
-    tested = {"small_requests", "misaligned", "one_writer", "blocked"}
+    tested = {"small_requests", "misaligned", "one_writer", "blocked", "not_taken"}
     assert {r.__name__ for r in R.RULES} == tested

@@ -28,6 +28,7 @@
 
 #include "backend/backend.h"
 #include "core/hints.h"
+#include "core/mpiio_taken.h"
 #include "core/schema.h"
 #include "tsr_fixtures.h"
 #include "tsr_test.h"
@@ -223,6 +224,39 @@ static void check_passthrough(void) {
   tsr__schema_free(&s);
 }
 
+/* Hints the MPI-IO layer did not take (core/mpiio_taken.c): a value held
+ * differently, or not held, is named; sizes compare by value (1m = 1048576)
+ * and words without case (ENABLE = enable). */
+static void check_not_taken(void) {
+  tsr__hints h;
+  tsr__hints_defaults(&h);
+  char err[256] = "";
+  TSR_CHECK_EQ_INT(tsr__hints_parse("cb_buffer_size=1m:romio_cb_write=ENABLE:striping_factor=8:"
+                                    "cb_nodes=4:romio_ds_write=disable",
+                                    "x.nc", &h, err, sizeof err),
+                   0);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cb_buffer_size", "1048576");
+  MPI_Info_set(info, "romio_cb_write", "enable");
+  MPI_Info_set(info, "cb_nodes", "1"); /* striping_factor and romio_ds_write: not held */
+  tsr__sbuf why = {0};
+  uint32_t mask = tsr__mpiio_not_taken(&h, info, &why);
+  tsr_test_case("%s", "not taken: the mask");
+  TSR_CHECK_EQ_INT((int)mask, (1 << 2) | (1 << 3) | (1 << 4));
+  tsr_test_case("%s", "not taken: what each holds");
+  TSR_CHECK_EQ_STR(why.s ? why.s : "", "striping_factor=8 (holds nothing), cb_nodes=4 (holds 1), "
+                                       "romio_ds_write=disable (holds nothing)");
+  tsr__sbuf list = {0};
+  tsr__mpiio_not_taken_list(&h, mask, &list);
+  tsr_test_case("%s", "not taken: the list every rank can print");
+  TSR_CHECK_EQ_STR(list.s ? list.s : "", "striping_factor=8, cb_nodes=4, romio_ds_write=disable");
+  tsr_test_case("%s", "no info: nothing to say");
+  TSR_CHECK_EQ_INT((int)tsr__mpiio_not_taken(&h, MPI_INFO_NULL, NULL), 0);
+  free(why.s);
+  free(list.s);
+  MPI_Info_free(&info);
+}
 
 /* The stats file of this process: named once, before the library reads the
  * environment (once, at the first file), and emptied. */
@@ -266,6 +300,7 @@ static void run_scenario(const char *strategy) {
     if (rc != TSR_ENOTBUILT) {
       runs[n++] = R_DIRECT;
       check_passthrough();
+      check_not_taken();
       setenv("TESSERA_HINTS",
              "cb_nodes=1:romio_cb_write=enable:cb_buffer_size=8m:striping_unit=64k", 1);
       write_file(ctx, d, "direct_env", "strategy=direct", buf);
