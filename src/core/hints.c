@@ -47,6 +47,7 @@ typedef struct {
 
 typedef tsr__choice choice;
 static const choice ranks_choices[] = {{"last", 0}, {"first", 1}, {NULL, 0}};
+static const choice placement_choices[] = {{"ranks", 0}, {"nodes", 1}, {NULL, 0}};
 static const choice pick_choices[] = {{"roundrobin", 0}, {"idle", 1}, {NULL, 0}};
 static const choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const choice exchange_choices[] = {{"p2p", 0}, {"alltoall", 1}, {NULL, 0}};
@@ -112,6 +113,7 @@ static const key_info keys[] = {
     {"io_groups", TSR__H_IO_GROUPS, T_INT, FIELD(io_groups), NULL, 1, NULL, 0},
     {"io_tasks", TSR__H_IO_TASKS, T_INT, FIELD(io_tasks), NULL, 1, NULL, 0},
     {"server_ranks", TSR__H_SERVER_RANKS, T_CHOICE, FIELD(server_ranks_first), ranks_choices, 0, NULL, 0},
+    {"io_placement", TSR__H_IO_PLACEMENT, T_CHOICE, FIELD(io_placement_nodes), placement_choices, 0, NULL, 0},
     {"server_pick", TSR__H_SERVER_PICK, T_CHOICE, FIELD(server_pick_idle), pick_choices, 0, NULL, 0},
     {"hints_strict", TSR__H_STRICT, T_CHOICE, FIELD(strict), bool_choices, 0, NULL, 0},
     {"writer", TSR__H_WRITER, T_INT, FIELD(writer), NULL, 0, NULL, 0},
@@ -156,6 +158,7 @@ static const tsr__hint_codec *codec_of(const key_info *k) {
 
 /* Keys that must be the same for every file: servers exist before any file. */
 static const uint64_t layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
+                                       TSR__H_IO_PLACEMENT,
                                        TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER,
                                        TSR__H_CONCENTRATORS};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])

@@ -65,6 +65,7 @@ typedef struct {
 #define TSR__H_STAGE_DRAIN (1ull << 31)
 #define TSR__H_CONCENTRATORS (1ull << 32)
 #define TSR__H_STAGE_FORMAT (1ull << 33)
+#define TSR__H_IO_PLACEMENT (1ull << 34)
 
 
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
@@ -97,6 +98,8 @@ typedef struct tsr__hints {
   int io_groups;               /* io_groups= G >= 1 (servers) */
   int io_tasks;                /* io_tasks= T >= 1 (servers) */
   int server_ranks_first;      /* server_ranks= last (0, default) | first (1) */
+  int io_placement_nodes;      /* io_placement= ranks (0, default: the last or first ranks)
+                                  | nodes (1: whole nodes of their own, server_placement.c) */
   int server_pick_idle;        /* server_pick= roundrobin (0, default) | idle (1) */
   int strict;                  /* hints_strict= 1 (default) | 0: unknown keys warn */
   int writer;                  /* writer= rank of the serial writer, default 0 */
@@ -148,7 +151,7 @@ void tsr__hints_defaults(tsr__hints *h);
  * Parse @p text (may be NULL or empty: no change) and merge the groups that
  * apply to @p path into @p h (fields the text sets override h's). @p path NULL
  * means "no file yet" (tsr_init): only unglobbed groups apply, except that the
- * server layout keys (strategy=servers, io_groups, io_tasks, server_ranks) are
+ * server layout keys (strategy=servers, io_groups, io_tasks, server_ranks, io_placement) are
  * taken from any group, since servers must exist before any file is created.
  * Returns 0, or TSR_EHINT with a message naming the key in @p err.
  * Unknown keys are errors unless the merged result has strict == 0, in which

@@ -5,6 +5,7 @@
 
 #include "core/internal.h" /* tsr_ctx: the model side's state hangs on it */
 #include "server/server_client.h"
+#include "server/server_placement.h"
 #include "server/server_state.h"
 #include "server/servers.h"
 
@@ -61,22 +62,33 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   MPI_Comm_rank(comm, &rank);
   tsr__srv_layout L = {.wcomm = MPI_COMM_NULL};
   int rc = tsr__agree(comm, check_layout(h, size, &L));
+  int key = rank;
+  if (!rc) rc = tsr__srv_placement_key(comm, h, &L, &key);
   if (rc) return rc;
 
-  /* Role and index: servers are [0, S) or [M, size) of comm. */
+  /* A private communicator for model<->server traffic: its messages never
+   * match the model's own, and MPI errors come back as codes. Its order is
+   * the placement's (server_placement.h): the servers are its last or first
+   * S ranks, whichever ranks of comm they are. */
+  rc = MPI_Comm_split(comm, 0, key, &L.wcomm) == MPI_SUCCESS ? 0 : TSR_EMPI;
+  if (!rc) MPI_Comm_set_errhandler(L.wcomm, MPI_ERRORS_RETURN);
+  rc = tsr__agree(comm, rc);
+  if (rc) {
+    if (L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&L.wcomm);
+    return rc;
+  }
+
+  /* Role and index: servers are [0, S) or [M, size) of wcomm. */
+  int wrank = key;
   int sbase = L.first ? 0 : L.M, mbase = L.first ? L.S : 0;
-  int server = rank >= sbase && rank < sbase + L.S;
-  int index = server ? rank - sbase : rank - mbase;
+  int server = wrank >= sbase && wrank < sbase + L.S;
+  int index = server ? wrank - sbase : wrank - mbase;
   int g = server ? index / L.T : 0;
 
-  /* A private duplicate for model<->server traffic: its messages never match
-   * the model's own, and MPI errors come back as codes. */
-  rc = MPI_Comm_dup(comm, &L.wcomm) == MPI_SUCCESS ? 0 : TSR_EMPI;
-  if (!rc) MPI_Comm_set_errhandler(L.wcomm, MPI_ERRORS_RETURN);
   /* One split gives the model communicator (color 0, ordered by model index,
    * so ctx->rank == m) and each group's communicator (color 1 + g). */
   MPI_Comm part = MPI_COMM_NULL;
-  if (MPI_Comm_split(comm, server ? 1 + g : 0, index, &part) != MPI_SUCCESS) rc = TSR_EMPI;
+  if (MPI_Comm_split(L.wcomm, server ? 1 + g : 0, index, &part) != MPI_SUCCESS) rc = TSR_EMPI;
   if (!rc && server) MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
   tsr__srv_client *cl = NULL;
   tsr__srv_server s = {.L = L, .gcomm = part};
@@ -119,6 +131,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   /* As the model side's (the slabs must be the same). */
   s.chunk = tsr__srv_chunk(s.bound, h->concentrators != 0);
   s.g = g;
+  s.comm_rank = rank;
   s.t = index % L.T;
   s.index = index;
   s.blo = tsr__srv_block_lo(&L, s.t);

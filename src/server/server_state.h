@@ -46,6 +46,7 @@ typedef struct {
   tsr__srv_layout L;
   tsr__transport tp;
   int g, t, index; /* group, task, server index g*T+t */
+  int comm_rank;   /* this server's rank in tsr_init's communicator (statistics) */
   MPI_Comm gcomm;  /* the group */
   int c0;          /* wcomm rank of the first client (the op stream) */
   int blo, bhi;    /* model indices of this task's clients */

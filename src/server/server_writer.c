@@ -307,7 +307,7 @@ int tsr__srv_flush(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *
 static void figures(const tsr__srv_server *s, const tsr__srv_file *sf, tsr__wire_fstats *fs) {
   const tsr__fstats *st = &sf->st;
   fs->wrote = st->is_writer;
-  fs->rank = tsr__srv_server_rank(&s->L, s->g, s->t);
+  fs->rank = s->comm_rank;
   fs->writer_s = st->writer_s;
   fs->first_put_to_close_s = sf->first_put > 0 ? MPI_Wtime() - sf->first_put : 0.0;
   fs->writes = st->writes;

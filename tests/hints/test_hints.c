@@ -178,6 +178,10 @@ static void test_every_key(void) {
   TSR_CHECK_EQ_INT(H.exchange_alltoall, 1);
   TSR_CHECK_EQ_INT(H.strict, 0);
   TSR_CHECK_EQ_INT(H.set, TSR__H_SERVER_RANKS | TSR__H_SERVER_PICK | TSR__H_EXCHANGE | TSR__H_STRICT);
+  TSR_CHECK_EQ_INT(P("io_placement=nodes", NULL), 0);
+  TSR_CHECK_EQ_INT(H.io_placement_nodes, 1);
+  TSR_CHECK_EQ_INT(P("io_placement=ranks", NULL), 0);
+  TSR_CHECK_EQ_INT(H.io_placement_nodes, 0);
   TSR_CHECK_EQ_INT(P("server_ranks=last:server_pick=roundrobin:exchange=p2p:hints_strict=1", NULL), 0);
   TSR_CHECK_EQ_INT(H.server_ranks_first, 0);
   TSR_CHECK_EQ_INT(H.server_pick_idle, 0);
@@ -232,6 +236,7 @@ static void test_bad_values(void) {
   BAD("backend=hdf5", "hint 'backend=hdf5': expected netcdf, pnetcdf, netcdf4, grib2 or null");
   BAD("format=cdf3", "hint 'format=cdf3': expected cdf2, cdf5, netcdf4, grib2, 64bit_offset or 64bit_data");
   BAD("server_ranks=middle", "hint 'server_ranks=middle': expected last or first");
+  BAD("io_placement=racks", "hint 'io_placement=racks': expected ranks or nodes");
   BAD("server_pick=random", "hint 'server_pick=random': expected roundrobin or idle");
   BAD("hints_strict=2", "hint 'hints_strict=2': expected 0 or 1");
   BAD("exchange=bcast", "hint 'exchange=bcast': expected p2p or alltoall");
