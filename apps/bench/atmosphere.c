@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "projection.h"
 
 #define BENCH_ZTOP 20000.0 /* metres */
 #define G 9.81
@@ -97,6 +98,7 @@ typedef struct {
   double cen_lat, cen_lon;
   double *bx; /* the bubble's x factor at global x index bx0 + i (xstag applied), */
   int64_t bx0, nbx; /* over the rank's memory, halos included */
+  const bench_proj *proj; /* XLAT, XLONG: WRF's map projection (projection.c) */
 } fill_ctx;
 
 /* Everything that is constant along a row of x: the level's height and its
@@ -137,7 +139,6 @@ static void terms_at(const fill_ctx *c, int64_t level, double y, row_terms *r) {
 /* The value at position x of a row whose terms are @p r; @p bx is the
  * bubble's x factor there. */
 static double value_at(const fill_ctx *c, const row_terms *r, double x, double bx) {
-  const bench_config *cfg = &c->run->cfg;
   double b = bx * r->byz;
   switch (c->kind) {
   case A_ZERO: return 0.0;
@@ -159,8 +160,12 @@ static double value_at(const fill_ctx *c, const row_terms *r, double x, double b
   case A_TSK: return 288.15 + 2.0 * b;
   case A_TSLB: return 288.0 - (double)r->level;
   case A_SMOIS: return 0.3;
-  case A_LAT: return r->lat;
-  case A_LON: return c->cen_lon + (x - 0.5 * cfg->nx) * cfg->dx / (METRES_PER_DEGREE * r->coslat);
+  case A_LAT:
+  case A_LON: {
+    double lat, lon;
+    bench_proj_latlon(c->proj, x, r->y, &lat, &lon);
+    return c->kind == A_LAT ? lat : lon;
+  }
   case A_ONE: return 1.0;
   case A_F: return 2.0 * OMEGA * r->sinlat;
   case A_E: return 2.0 * OMEGA * r->coslat;
@@ -181,10 +186,11 @@ static void fill_row(void *argp, const bench_shape *sh, int64_t moff, const int6
   int64_t g[TSR_MAX_DIMS];
   memcpy(g, gidx, sizeof(int64_t) * (size_t)sh->ndims);
   row_terms r = {0};
-  /* Along x every kind but two is a + b * bx[x] with a, b fixed by the row
+  /* Along x every kind but three is a + b * bx[x] with a, b fixed by the row
    * (value_at with the bubble's x factor 0 and 1): one fused multiply-add
    * per point. */
-  if (along_x && c->type == TSR_FLOAT && c->kind != A_LON && c->kind != A_CATEGORY &&
+  if (along_x && c->type == TSR_FLOAT && c->kind != A_LAT && c->kind != A_LON &&
+      c->kind != A_CATEGORY &&
       gidx[last] >= c->bx0 && gidx[last] + n <= c->bx0 + c->nbx) {
     double y = sh->ydim >= 0 ? (double)g[sh->ydim] - (c->ystag ? 0.5 : 0.0) : 0.0;
     terms_at(c, c->zdim >= 0 ? g[c->zdim] : 0, y, &r);
@@ -215,12 +221,15 @@ static void fill_row(void *argp, const bench_shape *sh, int64_t moff, const int6
 
 void bench_atmos_fill_fields(bench_run *run) {
   const bench_schema *s = &run->schema;
+  bench_proj proj;
+  bench_proj_init(&proj, s, run->cfg.nx, run->cfg.ny);
   for (int v = 0; v < run->nfields; v++) {
     bench_field *f = &run->fields[v];
     if (f->shape < 0) continue;
     const bench_shape *sh = &run->shapes[f->shape];
     fill_ctx c = {run, f, s->vars[v].type, kind_of(s->vars[v].name), -1, 0, 0, 0,
-                  att_value(s, "CEN_LAT", 40.0), att_value(s, "CEN_LON", -98.0), NULL, 0, 0};
+                  att_value(s, "CEN_LAT", 40.0), att_value(s, "CEN_LON", -98.0), NULL, 0, 0,
+                  &proj};
     for (int d = 0; d < sh->ndims; d++) {
       bench_dim_kind k = s->dims[sh->dimids[d]].kind;
       if (d != sh->xdim && d != sh->ydim && c.zdim < 0) {

@@ -10,8 +10,8 @@
  * buffer of doubles with a mask of the points seen, and encoded the moment its
  * last point arrives: the memory held is the levels in progress, which the
  * strategies' slab order keeps to a few. A single writer appends each message
- * at once. Several writers keep their encoded messages until the collective
- * flush, which agrees on offsets (one allgather of byte counts: writer r's
+ * at once. Several writers encode theirs at the collective flush, which
+ * agrees on offsets (one allgather of byte counts: writer r's
  * messages follow those of writers 0..r-1) and pwrites them; strategies flush
  * after every put, so the file holds the puts in order and each put's levels
  * in order: byte for byte the single writer's file, as CDI-PIO's writers
@@ -19,15 +19,15 @@
  * the requests are whole messages with nothing to gather, and MPI-IO takes
  * the text before a ':' (WRF's time-stamped names) for a file-system prefix.
  *
- * Which variables become messages: those whose last two dimensions are the
- * horizontal grid (y, x) and that have a GRIB2 parameter, from the variable's
- * attributes GRIB_discipline, GRIB_parameterCategory, GRIB_parameterNumber
- * (and optionally GRIB_typeOfFirstFixedSurface, GRIB_level) or else from the
- * small table of WRF names below. Other variables (Times, 1-D, unmapped) are
- * left out of the file; TESSERA_VERBOSE logs how many. Packing: simple with
- * grib_bits bits per value (default 16), or CCSDS (grib_packing=ccsds) when
- * ecCodes has it. The grid is a regular lat/lon placeholder of the right
- * size: Tessera knows no map projection. */
+ * What the messages say (docs/grib2.md): the parameter (grib2_params.c:
+ * GRIB_* attributes, else a table of WRF fields; WRF's perturbations T, P,
+ * PH become theta, P + PB, PH + PHB, so a perturbation's level waits for its
+ * base state's and both are freed together), the grid (grib2_grid.c: WRF's
+ * projection from MAP_PROJ and friends, else a placeholder), the times
+ * (grib2_time.c: from Times or XTIME, which reach one writer; several
+ * writers share them at the flush and therefore encode their levels there,
+ * not when the last point arrives). Packing: simple with grib_bits bits per
+ * value (default 16), or CCSDS (grib_packing=ccsds) when ecCodes has it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,49 +40,20 @@
 #include "backend/backend.h"
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
+#include "backend/grib2_message.h"
 #include "core/log.h"
 #include "tier/safe_names.h"
 
 #define LIB "ecCodes"
 
-/* GRIB2 code table 4.5 surfaces Tessera uses. */
-enum { SFC_GROUND = 1, SFC_HEIGHT = 103, SFC_HYBRID = 105 };
-
-typedef struct {
-  const char *name;
-  int discipline, category, number;
-  int surface, level; /* level: for SFC_HEIGHT, metres; else the level index */
-} grib_param;
-
-/* WRF history fields with a WMO GRIB2 parameter (code table 4.2). */
-static const grib_param wrf_params[] = {
-    {"T", 0, 0, 2, SFC_HYBRID, -1},    /* potential temperature (perturbation) */
-    {"P", 0, 3, 0, SFC_HYBRID, -1},    /* pressure (perturbation) */
-    {"U", 0, 2, 2, SFC_HYBRID, -1},    {"V", 0, 2, 3, SFC_HYBRID, -1},
-    {"W", 0, 2, 9, SFC_HYBRID, -1},    {"PH", 0, 3, 4, SFC_HYBRID, -1},
-    {"QVAPOR", 0, 1, 2, SFC_HYBRID, -1}, /* mixing ratio */
-    {"T2", 0, 0, 0, SFC_HEIGHT, 2},    {"Q2", 0, 1, 2, SFC_HEIGHT, 2},
-    {"U10", 0, 2, 2, SFC_HEIGHT, 10},  {"V10", 0, 2, 3, SFC_HEIGHT, 10},
-    {"PSFC", 0, 3, 0, SFC_GROUND, 0},  {"TSK", 0, 0, 17, SFC_GROUND, 0},
-    {"HGT", 0, 3, 5, SFC_GROUND, 0},   {"RAINC", 0, 1, 10, SFC_GROUND, 0},
-    {"RAINNC", 0, 1, 9, SFC_GROUND, 0}, {"SWDOWN", 0, 4, 7, SFC_GROUND, 0},
-    {"HFX", 0, 0, 11, SFC_GROUND, 0},  {"LH", 0, 0, 10, SFC_GROUND, 0},
-    {"PBLH", 0, 3, 18, SFC_GROUND, 0},
-};
-
-typedef struct {
-  int mapped; /* 0: left out of the file */
-  grib_param p;
-  int64_t nlev; /* levels per frame: product of the dims before (y, x) */
-  int64_t ny, nx;
-} gvar;
-
+/* One horizontal level being assembled. */
 typedef struct {
   int varid;
   int64_t frame, level;
-  double *vals;         /* NULL once written */
+  double *vals;         /* NULL once written (or added to its perturbation) */
   unsigned char *seen;
   int64_t nseen;
+  int done;             /* every point seen */
 } level_buf;
 
 struct tsr__bfile {
@@ -95,7 +66,7 @@ struct tsr__bfile {
   size_t outlen, outcap;
   int nvars;
   tsr__bvar *vars;
-  gvar *g;
+  tsr__grib_var *g;
   level_buf *lev;
   int nlev, levcap;
   int64_t pending; /* bytes of the levels in progress */
@@ -103,6 +74,10 @@ struct tsr__bfile {
   int ccsds;
   void *scratch;
   size_t scratch_cap;
+  tsr__grib_clock clock;
+  tsr__grib_proj proj;
+  int *ready; /* several writers: levels to encode at the next flush, in order */
+  int nready, readycap;
 };
 
 static void free_level(level_buf *l) {
@@ -116,6 +91,8 @@ static void free_file(tsr__bfile *bf) {
   if (!bf) return;
   if (bf->comm != MPI_COMM_NULL) MPI_Comm_free(&bf->comm);
   free(bf->out);
+  free(bf->ready);
+  tsr__grib_clock_free(&bf->clock);
   for (int i = 0; i < bf->nlev; i++) free_level(&bf->lev[i]);
   free(bf->lev);
   free(bf->g);
@@ -125,63 +102,22 @@ static void free_file(tsr__bfile *bf) {
   free(bf);
 }
 
-static int int_att(const tsr__var *v, const char *name, int *out) {
-  for (int a = 0; a < v->natts; a++) {
-    const tsr__att *at = &v->atts[a];
-    if (strcmp(at->name, name) != 0 || at->n < 1) continue;
-    if (at->type == TSR_INT) *out = *(const int32_t *)at->values;
-    else if (at->type == TSR_SHORT) *out = *(const int16_t *)at->values;
-    else if (at->type == TSR_BYTE) *out = *(const int8_t *)at->values;
-    else return 0;
-    return 1;
-  }
-  return 0;
-}
-
-/* The GRIB2 parameter of a variable: its GRIB_* attributes, else the WRF
- * table; 0 when it has none. */
-static int param_of(const tsr__var *v, int nlev, grib_param *p) {
-  int d, c, n;
-  memset(p, 0, sizeof *p);
-  p->surface = nlev > 1 ? SFC_HYBRID : SFC_GROUND;
-  p->level = -1;
-  if (int_att(v, "GRIB_discipline", &d) && int_att(v, "GRIB_parameterCategory", &c) &&
-      int_att(v, "GRIB_parameterNumber", &n)) {
-    p->discipline = d;
-    p->category = c;
-    p->number = n;
-    int_att(v, "GRIB_typeOfFirstFixedSurface", &p->surface);
-    if (p->surface != SFC_HYBRID) p->level = 0; /* a surface: level 0 unless given */
-    int_att(v, "GRIB_level", &p->level);
-    return 1;
-  }
-  for (size_t i = 0; i < sizeof wrf_params / sizeof wrf_params[0]; i++)
-    if (strcmp(wrf_params[i].name, v->name) == 0) return *p = wrf_params[i], 1;
-  return 0;
-}
-
 static int describe(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
-  int mapped = 0;
-  for (int v = 0; v < s->nvars; v++) {
-    const tsr__var *var = &s->vars[v];
-    gvar *g = &bf->g[v];
-    int64_t shape[TSR_MAX_DIMS];
-    int nd = tsr__var_shape(s, v, shape);
-    if (nd < 2 || var->type == TSR_CHAR) continue;
-    g->ny = shape[nd - 2];
-    g->nx = shape[nd - 1];
-    g->nlev = 1;
-    for (int i = 0; i < nd - 2; i++) g->nlev *= shape[i];
-    if (g->nx * g->ny == 0 || !param_of(var, (int)g->nlev, &g->p)) continue;
-    if (g->nx * g->ny > (int64_t)1 << 31)
-      return tsr__berr_plain(err, TSR_ESHAPE, LIB, "%s: a level of %lld points is too large "
-                             "for one GRIB2 message", var->name, (long long)(g->nx * g->ny));
-    g->mapped = 1;
-    mapped++;
-  }
-  TSR_LOG("grib2 %s: %d of %d variables have a GRIB2 parameter; the others are left out",
-          bf->path, mapped, s->nvars);
-  return 0;
+  int big = tsr__grib_describe(s, bf->g, bf->path);
+  if (big >= 0)
+    return tsr__berr_plain(err, TSR_ESHAPE, LIB, "%s: a level of %lld points is too large for "
+                           "one GRIB2 message", s->vars[big].name,
+                           (long long)(bf->g[big].nx * bf->g[big].ny));
+  tsr__grib_proj_init(&bf->proj, s);
+  if (bf->proj.kind == TSR__GRIB_GRID_NONE)
+    TSR_LOG("grib2 %s: placeholder grid (0.01-degree lat/lon from 0N 0E): %s", bf->path,
+            bf->proj.why);
+  else
+    TSR_LOG("grib2 %s: WRF projection (grid kind %d), centre %.4f %.4f", bf->path,
+            bf->proj.kind, bf->proj.cen_lat, bf->proj.cen_lon);
+  return tsr__grib_clock_init(&bf->clock, s, bf->nwriters)
+             ? tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path)
+             : 0;
 }
 
 /* Open the file: the only writer, or rank 0 first (create, truncate) and
@@ -308,7 +244,7 @@ static int level_of(tsr__bfile *bf, int varid, int64_t frame, int64_t level, lev
   for (int i = 0; i < bf->nlev; i++) {
     level_buf *l = &bf->lev[i];
     if (l->varid != varid || l->frame != frame || l->level != level) continue;
-    if (!l->vals)
+    if (!l->vals || l->done)
       return tsr__berr_plain(err, TSR_EINVAL, LIB,
                              "%s frame %lld level %lld: written again after its GRIB2 message "
                              "was complete (every point once: no decomposition holes)",
@@ -322,7 +258,7 @@ static int level_of(tsr__bfile *bf, int varid, int64_t frame, int64_t level, lev
     bf->lev = p;
     bf->levcap = cap;
   }
-  const gvar *g = &bf->g[varid];
+  const tsr__grib_var *g = &bf->g[varid];
   level_buf *l = &bf->lev[bf->nlev];
   memset(l, 0, sizeof *l);
   l->varid = varid;
@@ -357,53 +293,73 @@ static double elem(tsr_type t, const void *p, int64_t i) {
   }
 }
 
-#define CHECK_CODES(call)                                                                      \
-  do {                                                                                         \
-    int e_ = (call);                                                                           \
-    if (e_) {                                                                                  \
-      rc = tsr__berr_plain(err, TSR_EIO, LIB, "%s: %s (%s)", #call, codes_get_error_message(e_), \
-                           v->name);                                                           \
-      if (err) err->code = e_;                                                                 \
-      goto done;                                                                               \
-    }                                                                                          \
-  } while (0)
-
 /* Encode a complete level as one GRIB2 message and append it. */
 static int write_message(tsr__bfile *bf, level_buf *l, tsr__berr *err) {
-  const tsr__bvar *v = &bf->vars[l->varid];
-  const gvar *g = &bf->g[l->varid];
-  int rc = 0;
-  codes_handle *h = codes_grib_handle_new_from_samples(NULL, "GRIB2");
-  if (!h) return tsr__berr_plain(err, TSR_ENOTBUILT, LIB, "no GRIB2 sample in this ecCodes");
+  const tsr__grib_var *g = &bf->g[l->varid];
+  tsr__grib_coding c = {&bf->proj, &bf->clock, bf->bits, bf->ccsds, bf->path};
+  codes_handle *h = NULL;
+  const char *key = "";
   const void *msg;
   size_t len = 0;
-  long level = g->p.level >= 0 ? g->p.level : (long)l->level + 1;
-  CHECK_CODES(codes_set_long(h, "discipline", g->p.discipline));
-  CHECK_CODES(codes_set_long(h, "parameterCategory", g->p.category));
-  CHECK_CODES(codes_set_long(h, "parameterNumber", g->p.number));
-  CHECK_CODES(codes_set_long(h, "typeOfFirstFixedSurface", g->p.surface));
-  CHECK_CODES(codes_set_long(h, "scaleFactorOfFirstFixedSurface", 0));
-  CHECK_CODES(codes_set_long(h, "scaledValueOfFirstFixedSurface", level));
-  CHECK_CODES(codes_set_long(h, "forecastTime", (long)l->frame));
-  CHECK_CODES(codes_set_long(h, "Ni", (long)g->nx));
-  CHECK_CODES(codes_set_long(h, "Nj", (long)g->ny));
-  CHECK_CODES(codes_set_long(h, "jScansPositively", 1)); /* rows south to north, as y grows */
-  CHECK_CODES(codes_set_double(h, "latitudeOfFirstGridPointInDegrees", 0.0));
-  CHECK_CODES(codes_set_double(h, "longitudeOfFirstGridPointInDegrees", 0.0));
-  CHECK_CODES(codes_set_double(h, "latitudeOfLastGridPointInDegrees", 0.01 * (double)(g->ny - 1)));
-  CHECK_CODES(codes_set_double(h, "longitudeOfLastGridPointInDegrees", 0.01 * (double)(g->nx - 1)));
-  CHECK_CODES(codes_set_double(h, "iDirectionIncrementInDegrees", 0.01));
-  CHECK_CODES(codes_set_double(h, "jDirectionIncrementInDegrees", 0.01));
-  if (bf->ccsds) CHECK_CODES(codes_set_string(h, "packingType", "grid_ccsds", &len));
-  CHECK_CODES(codes_set_long(h, "bitsPerValue", bf->bits));
-  CHECK_CODES(codes_set_double_array(h, "values", l->vals, (size_t)(g->nx * g->ny)));
-  CHECK_CODES(codes_get_message(h, &msg, &len));
-  rc = emit(bf, msg, len, err);
-done:
+  int e = 0, rc = tsr__grib_encode(&c, g, l->frame, l->level, l->vals, &h, &key, &e);
+  if (!rc && (e = codes_get_message(h, &msg, &len))) key = "the message", rc = TSR_EIO;
+  if (rc == TSR_ENOTBUILT) tsr__berr_plain(err, rc, LIB, "no GRIB2 sample in this ecCodes");
+  else if (rc) tsr__berr_plain(err, rc, LIB, "setting %s: %s (%s)", key,
+                               codes_get_error_message(e), bf->vars[l->varid].name);
+  if (rc && err && e) err->code = e;
+  if (!rc) rc = emit(bf, msg, len, err);
   codes_handle_delete(h);
-  bf->pending -= (int64_t)(g->nx * g->ny) * (int64_t)sizeof(double);
+  bf->pending -= g->nx * g->ny * (int64_t)sizeof(double);
   free_level(l);
   return rc;
+}
+
+/* The level of @p varid at @p frame and @p level still held, or -1. */
+static int find_level(const tsr__bfile *bf, int varid, int64_t frame, int64_t level) {
+  for (int i = 0; i < bf->nlev; i++) {
+    const level_buf *l = &bf->lev[i];
+    if (l->varid == varid && l->frame == frame && l->level == level && l->vals) return i;
+  }
+  return -1;
+}
+
+/* Level @p i is whole: one writer encodes it at once; several keep it for
+ * the flush, when they all know the frame's time. */
+static int ready(tsr__bfile *bf, int i, tsr__berr *err) {
+  if (bf->nwriters == 1) return write_message(bf, &bf->lev[i], err);
+  if (bf->nready == bf->readycap) {
+    int cap = bf->readycap ? 2 * bf->readycap : 64;
+    int *p = realloc(bf->ready, (size_t)cap * sizeof *p);
+    if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory");
+    bf->ready = p;
+    bf->readycap = cap;
+  }
+  bf->ready[bf->nready++] = i;
+  return 0;
+}
+
+/* Level @p i has every point. A perturbation and its base state wait for
+ * each other (the strategies cut both alike, so the same writer holds
+ * both); then the base is added to the perturbation and freed. */
+static int level_done(tsr__bfile *bf, int i, tsr__berr *err) {
+  level_buf *l = &bf->lev[i];
+  l->done = 1;
+  const tsr__grib_var *g = &bf->g[l->varid];
+  int pert = i, base = -1;
+  if (g->base_of >= 0) {
+    base = i;
+    pert = find_level(bf, g->base_of, l->frame, l->level);
+  } else if (g->base >= 0) {
+    base = find_level(bf, g->base, l->frame, l->level);
+  }
+  if (g->base_of < 0 && g->base < 0) return ready(bf, i, err);
+  if (pert < 0 || base < 0 || !bf->lev[pert].done || !bf->lev[base].done) return 0;
+  level_buf *lp = &bf->lev[pert], *lb = &bf->lev[base];
+  size_t n = (size_t)(bf->g[lp->varid].nx * bf->g[lp->varid].ny);
+  for (size_t q = 0; q < n; q++) lp->vals[q] += lb->vals[q];
+  bf->pending -= (int64_t)(n * sizeof(double));
+  free_level(lb);
+  return ready(bf, pert, err);
 }
 
 static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
@@ -413,9 +369,10 @@ static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const
   int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
                             bf->path, &v, err);
   if (rc) return rc;
-  const gvar *g = &bf->g[varid];
+  const tsr__grib_var *g = &bf->g[varid];
   int64_t n = tsr__block_elems(v->nd, count);
-  if (!g->mapped || n == 0) return 0; /* left out of the file */
+  int clock = tsr__grib_clock_wants(&bf->clock, varid);
+  if ((!g->mapped && g->base_of < 0 && !clock) || n == 0) return 0; /* left out of the file */
   if (!v->is_record) frame = 0;
   const void *src = buf;
   if (mem.mshape) {
@@ -428,6 +385,16 @@ static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const
     tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
     src = bf->scratch;
   }
+  if (clock) { /* Times or XTIME: the frame's output time, no message */
+    int64_t first = 0, elems = 1;
+    for (int i = 0; i < v->nd; i++) {
+      first = first * v->shape[i] + start[i];
+      elems *= v->shape[i];
+    }
+    if (tsr__grib_clock_block(&bf->clock, varid, frame, v->type, first, n, elems, src))
+      return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory");
+    return 0;
+  }
   /* Walk the block row by row: the leading dims give the level, the last
    * two the row (y) and the run of x. */
   int nd = v->nd, lead = nd - 2;
@@ -437,13 +404,14 @@ static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const
     for (int i = 0; i < lead; i++) level = level * v->shape[i] + start[i] + idx[i];
     level_buf *l = NULL;
     if ((rc = level_of(bf, varid, frame, level, &l, err))) return rc;
+    int li = (int)(l - bf->lev);
     int64_t y = start[nd - 2] + idx[nd - 2];
     for (int64_t x = 0; x < count[nd - 1]; x++, q++) {
       int64_t p = y * g->nx + start[nd - 1] + x;
       l->vals[p] = elem(v->type, src, q);
       if (!l->seen[p]) l->seen[p] = 1, l->nseen++;
     }
-    if (l->nseen == g->nx * g->ny && (rc = write_message(bf, l, err))) return rc;
+    if (l->nseen == g->nx * g->ny && !l->done && (rc = level_done(bf, li, err))) return rc;
     for (int i = nd - 2; i >= 0 && ++idx[i] == count[i]; i--) idx[i] = 0;
   }
   return 0;
@@ -457,13 +425,29 @@ static int64_t tsr__grib_pending_bytes(const tsr__bfile *bf) { return bf->pendin
  * file end moves on by the total everywhere. */
 static int tsr__grib_flush(tsr__bfile *bf, tsr__berr *err) {
   if (bf->nwriters == 1) return 0; /* every message is written already */
+  /* First the times (only one writer saw Times), then the messages of the
+   * levels completed since the last flush, in the order they completed. */
+  int rc = tsr__grib_clock_share(&bf->clock, bf->comm);
+  if (rc) rc = tsr__berr_plain(err, rc, LIB, "writers could not share the times of %s",
+                               bf->path);
+  for (int i = 0; i < bf->nready; i++) {
+    level_buf *l = &bf->lev[bf->ready[i]];
+    if (!rc) {
+      rc = write_message(bf, l, err);
+      continue;
+    }
+    /* dropped after an error: the file is aborted anyway */
+    bf->pending -= bf->g[l->varid].nx * bf->g[l->varid].ny * (int64_t)sizeof(double);
+    free_level(l);
+  }
+  bf->nready = 0;
   int64_t mine = (int64_t)bf->outlen, before = 0, total = 0;
   if (MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, bf->comm) != MPI_SUCCESS ||
       MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, bf->comm) != MPI_SUCCESS)
     return tsr__berr_plain(err, TSR_EMPI, LIB, "writers could not agree on offsets in %s",
                            bf->path);
   if (bf->rank == 0) before = 0; /* MPI_Exscan leaves rank 0's result undefined */
-  int rc = pwrite_all(bf, bf->out, bf->outlen, bf->end + before, err);
+  if (!rc) rc = pwrite_all(bf, bf->out, bf->outlen, bf->end + before, err);
   bf->end += total;
   bf->pending -= (int64_t)bf->outlen;
   bf->outlen = 0;
@@ -475,7 +459,13 @@ static int tsr__grib_close(tsr__bfile *bf, tsr__berr *err) {
   int rc = tsr__grib_flush(bf, err);
   for (int i = 0; i < bf->nlev && !rc; i++) {
     const level_buf *l = &bf->lev[i];
-    if (l->vals)
+    if (l->vals && l->done) /* a perturbation or base state whose partner never came */
+      rc = tsr__berr_plain(err, TSR_EINVAL, LIB,
+                           "%s frame %lld level %lld: its %s was never written; the GRIB2 "
+                           "message needs both (path %s)",
+                           bf->vars[l->varid].name, (long long)l->frame, (long long)l->level,
+                           bf->g[l->varid].base >= 0 ? "base state" : "perturbation", bf->path);
+    else if (l->vals)
       rc = tsr__berr_plain(err, TSR_EINVAL, LIB,
                            "%s frame %lld level %lld: %lld of %lld points were written; a GRIB2 "
                            "message needs its whole level (path %s)",

@@ -49,6 +49,9 @@ static double want_value(int v, int64_t t, int64_t k, int64_t j, int64_t i) {
   return 100.0 + (double)tu_value(v, t, k, j, i) / 1000.0;
 }
 
+/* What a message holds: WRF's T is theta - 300 K, its message theta. */
+static double message_value(int v, double w) { return v == 0 ? w + 300.0 : w; }
+
 static int MAP; /* servers2m: write through index maps */
 
 static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char *hints) {
@@ -99,9 +102,13 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
   TU_OK(tsr_put_att(f, vid[3], "GRIB_parameterCategory", TSR_INT, 1, (int[]){1}));
   TU_OK(tsr_put_att(f, vid[3], "GRIB_parameterNumber", TSR_INT, 1, (int[]){8}));
   TU_OK(tsr_put_att(f, vid[3], "GRIB_typeOfFirstFixedSurface", TSR_INT, 1, (int[]){1}));
+  /* Frame t is t hours after the start: forecastTime t, in hours. */
+  TU_OK(tsr_put_att(f, TSR_GLOBAL, "SIMULATION_START_DATE", TSR_CHAR, 19, "2026-01-01_00:00:00"));
   TU_OK(tsr_enddef(f));
   for (int t = 0; t < NT; t++) {
-    TU_OK(tsr_put_global(f, times, t, "2026-01-01_00:00:00"));
+    char date[20];
+    snprintf(date, sizeof date, "2026-01-01_%02d:00:00", t);
+    TU_OK(tsr_put_global(f, times, t, date));
     for (int v = 0; v < NV; v++) {
       const gspec *g = &VARS[v];
       int64_t nk = g->nd == 3 ? NZ : 1, n = nk * ny * NX, q = 0;
@@ -143,6 +150,9 @@ static void verify(const char *path) {
     long disc = get_long(h, "discipline"), cat = get_long(h, "parameterCategory"),
          num = get_long(h, "parameterNumber"), sfc = get_long(h, "typeOfFirstFixedSurface"),
          lev = get_long(h, "scaledValueOfFirstFixedSurface"), t = get_long(h, "forecastTime");
+    TU_EQ(get_long(h, "dataDate"), 20260101);
+    TU_EQ(get_long(h, "dataTime"), 0);
+    TU_EQ(get_long(h, "indicatorOfUnitOfTimeRange"), 1); /* hours */
     TU_EQ(get_long(h, "Ni"), NX);
     TU_EQ(get_long(h, "Nj"), NY);
     TU_EQ(get_long(h, "bitsPerValue"), BITS);
@@ -169,6 +179,7 @@ static void verify(const char *path) {
         double w = VARS[v].type == TSR_INT ? (double)tu_value(v, t, k, j, i)
                                            : want_value(v, t, k, j, i);
         if (VARS[v].type == TSR_FLOAT) w = (float)w;
+        w = message_value(v, w);
         lo = fmin(lo, w);
         hi = fmax(hi, w);
       }
@@ -179,6 +190,7 @@ static void verify(const char *path) {
         double w = VARS[v].type == TSR_INT ? (double)tu_value(v, t, k, j, i)
                                            : want_value(v, t, k, j, i);
         if (VARS[v].type == TSR_FLOAT) w = (float)w;
+        w = message_value(v, w);
         worst = fmax(worst, fabs(vals[j * NX + i] - w));
       }
     if (worst > tol)
