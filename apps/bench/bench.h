@@ -126,7 +126,9 @@ enum {
 typedef struct bench_config {
   int nx, ny, nz;
   int px, py; /* 0: from MPI_Dims_create */
-  int steps, output_every, sweeps, frames_per_file;
+  int steps, output_every, sweeps, frames_per_file; /* output_every 0: output_every_s */
+  double output_every_s; /* a namelist's history interval that is no whole number of steps
+                            (s): outputs as WRF's alarm rings (bench_alarm_count) */
   int halo; /* halo width of the model's arrays: BENCH_HALO, or 0 (--halo 0) */
   double dt;                          /* model seconds per step */
   double dx, dy;                      /* grid spacing, metres */
@@ -172,6 +174,13 @@ int bench_date_valid(const char *date);
 int bench_date_julian(const char *date, int *year, int *jday);
 /* *seconds = b - a for two valid dates. Returns 0 or -1. */
 int bench_date_diff(const char *a, const char *b, int64_t *seconds);
+/* WRF's alarms, for an interval that is no whole number of time steps: the
+ * times the alarm of @p interval_s has rung by the end of @p step (steps of
+ * @p dt s): it rings at the first step at or after each multiple of the
+ * interval, and then moves on by the interval, not from the step it rang at. */
+int64_t bench_alarm_count(int64_t step, double dt, double interval_s);
+/* 1 if the alarm rings at @p step (step 0: the start, where it has rung once). */
+int bench_alarm_rings(int64_t step, double dt, double interval_s);
 
 /* ------------------------------------------------------------------ fields */
 
@@ -336,6 +345,12 @@ void bench_step_date(const bench_run *run, int64_t step, char date[BENCH_DATE_LE
  * step_varid also the scalar BENCH_STEP_VAR. Leaves it in data mode. TSR code. */
 int bench_define_file(bench_run *run, const char *path, const char *hints, tsr_file **fp,
                       int *varids, int *step_varid);
+/* The model step of history output t, and the output the end of @p step has
+ * reached (every output_every steps, or as the alarm of output_every_s rings). */
+int64_t bench_output_step(const bench_config *c, int t);
+int bench_output_index(const bench_config *c, int64_t step);
+/* 1 when @p step writes history output (its index: bench_output_index). */
+int bench_output_due(const bench_config *c, int64_t step);
 /* "<out>/wrfout_d<NN>_<date of output t>", NN the run's domain */
 void bench_output_path(const bench_run *run, int t, char *path, size_t n);
 /* WRF date of history output t. */

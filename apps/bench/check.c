@@ -139,11 +139,11 @@ static void fill_globals(bench_run *run, int t, int64_t step) {
 }
 
 void bench_globals_fill(bench_run *run, int t) {
-  fill_globals(run, t, (int64_t)t * run->cfg.output_every);
+  fill_globals(run, t, bench_output_step(&run->cfg, t));
 }
 
 void bench_globals_fill_step(bench_run *run, int64_t step) {
-  fill_globals(run, (int)(step / run->cfg.output_every), step);
+  fill_globals(run, bench_output_index(&run->cfg, step), step);
 }
 
 /* ------------------------------------------------------------ read-back */
@@ -238,7 +238,7 @@ static int verify_frame(verifier *vf, const char *path, int ncid, int varid, int
       } else {
         int64_t lin = 0;
         for (int d = 0; d < nd; d++) lin = lin * run->schema.dims[var->dimids[rec + d]].len + g[d];
-        expect = global_expect(run, v, lin, t, (int64_t)t * run->cfg.output_every, date);
+        expect = global_expect(run, v, lin, t, bench_output_step(&run->cfg, t), date);
       }
       double got = read_elem(buf, var->type, e);
       if (var->type == TSR_FLOAT) expect = (double)(float)expect;

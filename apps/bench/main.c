@@ -88,9 +88,7 @@ static int exit_code_of(int tsr_rc) {
 static int restart_due(const bench_config *c, int step) {
   if (c->restart_every > 0) return step % c->restart_every == 0;
   if (!(c->restart_every_s > 0.0)) return 0;
-  double eps = 1e-9 * c->restart_every_s;
-  return floor((step * c->dt + eps) / c->restart_every_s) >
-         floor(((step - 1) * c->dt + eps) / c->restart_every_s);
+  return bench_alarm_rings(step, c->dt, c->restart_every_s);
 }
 static int run_model(bench_run *run) {
   const bench_config *c = &run->cfg;
@@ -104,7 +102,7 @@ static int run_model(bench_run *run) {
       return TSR_EMPI;
     }
     run->tm.compute_s += MPI_Wtime() - t0;
-    if (step % c->output_every == 0) rc = bench_output(run, step / c->output_every);
+    if (bench_output_due(c, step)) rc = bench_output(run, bench_output_index(c, step));
     if (rc == 0 && restart_due(c, step)) rc = bench_restart_write(run, step);
   }
   run->tm.last_step_end = MPI_Wtime();

@@ -533,9 +533,17 @@ int bench_apply_namelist(bench_config *c, char *err, size_t errlen) {
                              : nl.history_interval_m.line ? &nl.history_interval_m
                              : nl.history_interval_h.line ? &nl.history_interval_h
                              : &nl.history_interval_d;
-    if (whole_steps(hist_s, c->dt, "the history interval", at, name, &c->output_every, err,
-                    errlen) != 0)
-      return -1;
+    double steps = hist_s / c->dt;
+    long whole = (long)(steps + 0.5);
+    if (whole >= 1 && fabs(steps - (double)whole) <= 1e-6 * steps) {
+      if (whole_steps(hist_s, c->dt, "the history interval", at, name, &c->output_every, err,
+                      errlen) != 0)
+        return -1;
+    } else {
+      /* As WRF: at the first step at or after each multiple of the interval. */
+      c->output_every = 0;
+      c->output_every_s = hist_s;
+    }
   }
   if (nl.frames_per_outfile.line && !(c->set & BO_FPF)) {
     if (nl.frames_per_outfile.value < 1)
@@ -592,11 +600,16 @@ int bench_finish_config(bench_config *c, char *err, size_t errlen) {
 }
 
 void bench_print_config(const bench_config *c) {
-  printf("nx = %d\nny = %d\nnz = %d\npx = %d\npy = %d\nsteps = %d\noutput_every = %d\n"
+  char every[64];
+  if (c->output_every > 0)
+    snprintf(every, sizeof every, "%d", c->output_every);
+  else
+    snprintf(every, sizeof every, "0 (as WRF's alarm rings, every %g s)", c->output_every_s);
+  printf("nx = %d\nny = %d\nnz = %d\npx = %d\npy = %d\nsteps = %d\noutput_every = %s\n"
          "sweeps = %d\nframes_per_file = %d\ndt = %g\ndx = %g\ndy = %g\nstart = %s\n"
          "restart_every = %d\nnocolons = %d\ndomain = %d\nhints = %s\nplain = %s\nschema = %s\nout = %s\n"
          "memory_order = %s\ndecomp = %s\nhalo = %d\n",
-         c->nx, c->ny, c->nz, c->px, c->py, c->steps, c->output_every, c->sweeps,
+         c->nx, c->ny, c->nz, c->px, c->py, c->steps, every, c->sweeps,
          c->frames_per_file, c->dt, c->dx, c->dy, c->start_date, c->restart_every, c->nocolons, c->domain,
          c->hints, c->plain[0] ? c->plain : "(no)", c->schema[0] ? c->schema : "(default)", c->out,
          c->xzy ? "xzy" : "zyx", c->cells ? "cells" : "box", c->halo);

@@ -1,6 +1,7 @@
 /* History output through Tessera: WRF file names, one file per output time
  * (or --frames-per-file), the schema defined once per file, and every field
  * handed over from the model's halo'd arrays without a copy. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,28 @@ void bench_step_date(const bench_run *run, int64_t step, char date[BENCH_DATE_LE
     snprintf(date, BENCH_DATE_LEN + 1, "%s", run->cfg.start_date);
 }
 
+int64_t bench_output_step(const bench_config *c, int t) {
+  if (c->output_every > 0) return (int64_t)t * c->output_every;
+  /* The first step whose end has reached t rings of the alarm. */
+  int64_t s = (int64_t)ceil((double)t * c->output_every_s / c->dt) - 1;
+  if (s < 0) s = 0;
+  while (bench_alarm_count(s, c->dt, c->output_every_s) < t) s++;
+  while (s > 0 && bench_alarm_count(s - 1, c->dt, c->output_every_s) >= t) s--;
+  return s;
+}
+
+int bench_output_index(const bench_config *c, int64_t step) {
+  if (c->output_every > 0) return (int)(step / c->output_every);
+  return (int)bench_alarm_count(step, c->dt, c->output_every_s);
+}
+
+int bench_output_due(const bench_config *c, int64_t step) {
+  if (c->output_every > 0) return step % c->output_every == 0;
+  return bench_alarm_rings(step, c->dt, c->output_every_s);
+}
+
 void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]) {
-  bench_step_date(run, (int64_t)t * run->cfg.output_every, date);
+  bench_step_date(run, bench_output_step(&run->cfg, t), date);
 }
 
 void bench_file_path(const bench_run *run, const char *prefix, const char *date, char *path,

@@ -1,5 +1,6 @@
 /* WRF date strings ("2026-01-01_00:00:00") and proleptic Gregorian
  * calendar arithmetic, without the C library's time zone machinery. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,4 +82,15 @@ int bench_date_diff(const char *a, const char *b, int64_t *seconds) {
   int64_t tb = days_from_civil(y2, mo2, d2) * 86400 + h2 * 3600 + mi2 * 60 + se2;
   *seconds = tb - ta;
   return 0;
+}
+
+int64_t bench_alarm_count(int64_t step, double dt, double interval_s) {
+  /* A step that lands on a multiple within rounding counts as reaching it. */
+  double eps = 1e-9 * interval_s;
+  return (int64_t)floor(((double)step * dt + eps) / interval_s);
+}
+
+int bench_alarm_rings(int64_t step, double dt, double interval_s) {
+  if (step <= 0) return step == 0;
+  return bench_alarm_count(step, dt, interval_s) > bench_alarm_count(step - 1, dt, interval_s);
 }
