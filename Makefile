@@ -35,13 +35,14 @@ test: venv build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
 	$(MAKE) test-sanitize
 
-# The C tests again, built with AddressSanitizer and UBSan (Open MPI's own
+# The C tests again, built with AddressSanitizer and UBSan (no man pages: their
+# programs would run under the sanitizer at build time; Open MPI's own
 # allocations at exit are not Tessera's: leak checking is off). The
 # decomposition matrix runs at 1-3 ranks here (4-6 in the main suite), to
 # keep the whole of make test near 20 minutes on 2 cores.
 SAN_BUILD ?= build-sanitize
 test-sanitize: venv
-	cmake -S . -B $(SAN_BUILD) $(CMAKE_FLAGS) -DTESSERA_SANITIZE=address,undefined \
+	cmake -S . -B $(SAN_BUILD) $(CMAKE_FLAGS) -DTESSERA_SANITIZE=address,undefined -DTESSERA_MAN=OFF \
 	      -DTESSERA_FORTRAN=OFF -DTESSERA_PYTHON=$(abspath $(PY)) >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \

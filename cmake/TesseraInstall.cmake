@@ -1,7 +1,9 @@
 # What `cmake --install` puts under the prefix: libraries with a relative
 # RUNPATH (top-level CMakeLists), the header and Fortran module, the CMake
 # package (find_package(Tessera)), tessera.pc and tessera-fortran.pc for
-# pkg-config, the tessera-config script and the `tessera` Python command.
+# pkg-config, the tessera-config script, the `tessera` Python command with a
+# Python environment of its own, and man pages. Nothing installed names the
+# prefix: the prefix can be moved.
 include(CMakePackageConfigHelpers)
 install(TARGETS tessera EXPORT TesseraTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -122,16 +124,58 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera-config.in ${PROJECT_BINARY_DI
 install(PROGRAMS ${PROJECT_BINARY_DIR}/tessera-config DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # ---- The `tessera` command (python/tessera) ---------------------------------------
-# The package goes to <prefix>/lib/tessera/python and bin/tessera runs it with
-# the interpreter chosen at configure time (TESSERA_PYTHON: the Makefile passes
-# the project's .venv; it needs the dependencies of python/pyproject.toml).
-# TESSERA_PYTHON in the environment overrides it when the command runs.
+# The package goes to <prefix>/lib/tessera/python (its modules and the cost
+# model's profiles, python/pyproject.toml's package-data) and its dependencies
+# (pyproject's `dependencies`, as lib/tessera/requirements.txt) into a virtual
+# environment of its own, <prefix>/lib/tessera/venv, which `cmake --install`
+# creates with TESSERA_PYTHON (3.11+; the Makefile passes the project's .venv,
+# whose base interpreter the new environment uses) and pip. bin/tessera runs
+# `<its dir>/../lib/tessera/venv/bin/python -m tessera`: nothing in it names
+# the build tree, its .venv or the prefix, so both can go and the prefix can
+# move (the environment's python is a link to the base interpreter, which
+# stays). -DTESSERA_INSTALL_VENV=OFF skips the environment (bin/tessera then
+# prints the command that makes it); TESSERA_PIP_ARGS adds pip options (an
+# offline install: --no-index --find-links=DIR of wheels), TESSERA_VENV_ARGS
+# venv options (--system-site-packages takes the system's numpy ...).
+# TESSERA_PYTHON in the environment of bin/tessera runs another interpreter.
 if(NOT TESSERA_PYTHON)
   find_program(TESSERA_PYTHON NAMES python3 python)
 endif()
+option(TESSERA_INSTALL_VENV "cmake --install makes <prefix>/lib/tessera/venv for bin/tessera" ON)
+set(TESSERA_PIP_ARGS "" CACHE STRING "Extra pip install options for <prefix>/lib/tessera/venv")
+set(TESSERA_VENV_ARGS "" CACHE STRING "Extra python -m venv options for <prefix>/lib/tessera/venv")
 set(TESSERA_PYTHON_DIR ${CMAKE_INSTALL_LIBDIR}/tessera/python)
+set(TESSERA_VENV_DIR ${CMAKE_INSTALL_LIBDIR}/tessera/venv)
+set(TESSERA_REQUIREMENTS ${CMAKE_INSTALL_LIBDIR}/tessera/requirements.txt)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/tessera DESTINATION ${TESSERA_PYTHON_DIR}
-  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  FILES_MATCHING PATTERN "*.py" REGEX "/profiles/[^/]*[.]json$" PATTERN "__pycache__" EXCLUDE)
+# requirements.txt: the `dependencies = [...]` list of python/pyproject.toml.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/pyproject.toml)
+file(READ ${PROJECT_SOURCE_DIR}/python/pyproject.toml _tsr_pyproject)
+if(NOT _tsr_pyproject MATCHES "\n *dependencies *= *\\[([^]]*)\\]")
+  message(FATAL_ERROR "python/pyproject.toml: no `dependencies = [...]` list")
+endif()
+string(REGEX MATCHALL "\"[^\"]+\"" _tsr_deps "${CMAKE_MATCH_1}")
+string(REPLACE "\"" "" _tsr_deps "${_tsr_deps}")
+string(REPLACE ";" "\n" _tsr_deps "${_tsr_deps}")
+file(WRITE ${PROJECT_BINARY_DIR}/tessera-requirements.txt
+  "# What the `tessera` command needs (python/pyproject.toml), in ${TESSERA_VENV_DIR}.\n${_tsr_deps}\n")
+install(FILES ${PROJECT_BINARY_DIR}/tessera-requirements.txt DESTINATION ${CMAKE_INSTALL_LIBDIR}/tessera
+  RENAME requirements.txt)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera-command.in ${PROJECT_BINARY_DIR}/tessera-command @ONLY)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/tessera-command DESTINATION ${CMAKE_INSTALL_BINDIR}
   RENAME tessera)
+if(TESSERA_INSTALL_VENV AND NOT TESSERA_PYTHON)
+  message(WARNING "Tessera: no Python 3 found (-DTESSERA_PYTHON=...): `cmake --install` makes "
+    "no Python environment for bin/tessera, which will say how to make one")
+elseif(TESSERA_INSTALL_VENV)
+  install(CODE "set(TSR_VENV_PYTHON \"${TESSERA_PYTHON}\")
+set(TSR_VENV_DIR \"${TESSERA_VENV_DIR}\")
+set(TSR_VENV_REQUIREMENTS \"${TESSERA_REQUIREMENTS}\")
+set(TSR_VENV_ARGS \"${TESSERA_VENV_ARGS}\")
+set(TSR_PIP_ARGS \"${TESSERA_PIP_ARGS}\")")
+  install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/TesseraVenv.cmake)
+endif()
+
+# ---- Man pages (help2man) ------------------------------------------------------
+include(TesseraMan)

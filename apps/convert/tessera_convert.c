@@ -15,9 +15,18 @@
 #include "tessera.h"
 
 int main(int argc, char **argv) {
-  if (argc != 3 || strcmp(argv[1], "--help") == 0) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    printf("tessera-convert (Tessera) %s\n", tsr_inq_libvers());
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+    printf("usage: tessera-convert LOGDIR FINAL\n"
+           "Convert a staged log (stage_format=log) into the file FINAL it stands for.\n");
+    return 0;
+  }
+  if (argc != 3) {
     fprintf(stderr, "usage: tessera-convert LOGDIR FINAL\n");
-    return argc == 2 ? 0 : 64; /* EX_USAGE, below every failure status */
+    return 64; /* EX_USAGE, below every failure status */
   }
   /* The serial classic backend (serial and split files) calls no MPI, and
    * a singleton's MPI_Init costs about 0.2-1.3 s on this machine, per file:

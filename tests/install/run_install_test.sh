@@ -8,33 +8,60 @@
 # the installed benchmarks (--version, a checked run), a C consumer through
 # find_package(Tessera), another through pkg-config and tessera-config with
 # the plain C compiler (so the flags must carry MPI), a Fortran consumer (also
-# built with `tessera-config --fc --fflags --flibs` alone), and the installed
-# `tessera` command.
+# built with `tessera-config --fc --fflags --flibs` alone), the installed
+# `tessera` command and the man pages. The `tessera` command must stand alone:
+# in static mode BUILD is configured with a throwaway Python environment as
+# TESSERA_PYTHON, which is deleted after the install, and BUILD is hidden
+# (renamed) while the checks run; in both modes no installed text file names
+# the prefix, BUILD or the source tree. At the end the prefix is moved and
+# the command, the man page, tessera-config and the consumers work from there.
 set -eu
 mode=$1 build=$2 src=$3 mpiexec=$4
 shift 4
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-unset LD_LIBRARY_PATH PKG_CONFIG_PATH PYTHONPATH
+unset LD_LIBRARY_PATH PKG_CONFIG_PATH PYTHONPATH TESSERA_PYTHON VIRTUAL_ENV
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-install-$mode.XXXXXX")
 prefix="$work/prefix"
+hidden="$build.hidden-by-install-test"
 passed=0
 ok() { passed=$((passed + 1)); echo "ok $passed - $*"; }
 fail() { echo "FAILED: $*" >&2; echo "install: $passed passed, 1 failed"; exit 1; }
-trap 'rm -rf "$work"' EXIT
+# The hidden build tree comes back, whatever happens (and after a killed run).
+unhide() { if [ -d "$hidden" ] && [ ! -e "$build" ]; then mv "$hidden" "$build"; fi; }
+trap 'unhide; rm -rf "$work"' EXIT
+unhide
 mpirun() { "$mpiexec" "$@"; }
 flags="$*"
 
 if [ "$mode" = static ]; then
-  # The same Python as the main build (TSR_TEST_PYTHON, from CTest) for bin/tessera.
+  # TESSERA_PYTHON: a Python environment of this run's own (made from the
+  # main build's Python, TSR_TEST_PYTHON from CTest), deleted after the install.
+  "${TSR_TEST_PYTHON:-python3}" -m venv --without-pip "$work/build-venv" || fail "throwaway venv"
   cmake -S "$src" -B "$build" -DBUILD_SHARED_LIBS=OFF -DTESSERA_BUILD_TESTS=OFF \
-        -DCMAKE_BUILD_TYPE=Release ${TSR_TEST_PYTHON:+-DTESSERA_PYTHON=$TSR_TEST_PYTHON} \
+        -DCMAKE_BUILD_TYPE=Release -DTESSERA_PYTHON="$work/build-venv/bin/python" \
         >"$work/configure.log" 2>&1 || fail "configure (static)"
   cmake --build "$build" -j 2 >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; fail "build (static)"; }
 fi
-cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install"
+t0=$(date +%s)
+cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; }
 libdir=$(ls -d "$prefix"/lib*/ | head -n 1)
 libdir=${libdir%/}
-ok "cmake --install $build --prefix $prefix"
+ok "cmake --install $build --prefix $prefix ($(($(date +%s) - t0)) s, with lib/tessera/venv)"
+
+# Nothing installed names where it was installed or built from (the venv's
+# own scripts and pip's records do; bin/tessera never runs them).
+named=$(grep -rIlF -e "$prefix" -e "$build" -e "$src" --exclude-dir=venv "$prefix" || true)
+[ -z "$named" ] || fail "installed files name the prefix, the build or the source tree: $named"
+venv="$libdir/tessera/venv"
+[ -x "$venv/bin/python" ] || fail "no $venv/bin/python"
+base=$(readlink -f "$venv/bin/python")
+case "$base" in "$prefix"/*|"$build"/*|"$src"/*|"$work"/*) fail "the venv's python is $base" ;; esac
+ok "no installed file names the prefix, build or source; the venv's python is $base"
+if [ "$mode" = static ]; then
+  rm -rf "$work/build-venv"
+  mv "$build" "$hidden"
+  ok "the build's TESSERA_PYTHON environment deleted, the build tree hidden"
+fi
 
 # Programs and shared libraries find libtessera relative to themselves.
 if [ "$mode" = shared ]; then
@@ -122,11 +149,39 @@ if [ "$("$prefix/bin/tessera-config" --has-fortran)" = yes ]; then
   ok "Fortran consumer via \$(tessera-config --fc) --fflags --flibs ($fc)"
 fi
 
-# The installed `tessera` command (the Python tools).
-"$prefix/bin/tessera" --version | grep -qx "$v" || fail "installed tessera --version"
-"$prefix/bin/tessera" tune --version | grep -qx "tessera tune ${v#tessera }" || fail "tessera tune --version"
-help=$("$prefix/bin/tessera" --help) && echo "$help" | grep -q "tune" || fail "tessera --help"
-ok "installed tessera --version, tessera tune --version"
+# The installed `tessera` command (the Python tools), in a bare environment:
+# its own Python environment, the cost model's profiles, its programs.
+tsr() { env -i HOME="$work" PATH=/usr/bin:/bin "$@"; }
+tools() { # PREFIX: --version, tune --version, --help, advise and model predict
+  tsr "$1/bin/tessera" --version | grep -qx "$v" || fail "$1/bin/tessera --version"
+  tsr "$1/bin/tessera" tune --version | grep -qx "tessera tune ${v#tessera }" || fail "tessera tune --version"
+  help=$(tsr "$1/bin/tessera" --help) && echo "$help" | grep -q "tune" || fail "tessera --help"
+  tsr "$1/bin/tessera" advise --profile here --procs 4 >"$work/advise.log" 2>&1 \
+    && grep -q "^recommended: TESSERA_HINTS=strategy=" "$work/advise.log" \
+    || { cat "$work/advise.log"; fail "$1/bin/tessera advise"; }
+  tsr "$1/bin/tessera" model predict --profile here --strategies serial,aggregate:2 --ranks 2,4 \
+    >"$work/model.log" 2>&1 && grep -q "^aggregate:2 *4 " "$work/model.log" \
+    || { cat "$work/model.log"; fail "$1/bin/tessera model predict"; }
+}
+tools "$prefix"
+ok "installed tessera --version, tune --version, advise, model predict (bare environment)"
+# Man pages of every program in bin/, when help2man made them.
+manpages() { # PREFIX
+  for p in "$1"/bin/*; do
+    page="$1/share/man/man1/${p##*/}.1"
+    [ -f "$page" ] || fail "no man page $page"
+    LC_ALL=C MANWIDTH=500 man -l "$page" 2>/dev/null | sed -n '/^NAME/,/^DESCRIPTION/p' >"$work/man.txt"
+    grep -Eq "^ +${p##*/} +- +[^ ]" "$work/man.txt" \
+      && grep -A1 "^SYNOPSIS" "$work/man.txt" | grep -Eq "^ +${p##*/} +[^ ]" \
+      || { cat "$work/man.txt"; fail "man -l $page: NAME or SYNOPSIS"; }
+  done
+  LC_ALL=C MANWIDTH=500 MANPATH="$1/share/man" man tessera 2>/dev/null | grep -A1 "^SYNOPSIS" \
+    | grep -q "tessera \[--version\] <command> \[args\]" || fail "MANPATH=$1/share/man man tessera"
+}
+if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
+  manpages "$prefix"
+  ok "man pages of $(ls "$prefix/bin" | wc -l) programs: NAME and SYNOPSIS (man -l, MANPATH)"
+fi
 # A log whose drain failed (a converter that refuses) is finished later by the
 # installed `tessera stage recover`, which finds the installed tessera-convert
 # without PATH or TESSERA_CONVERT.
@@ -139,4 +194,36 @@ env -u TESSERA_CONVERT PATH=/usr/bin:/bin "$prefix/bin/tessera" stage recover "$
 [ -z "$(ls -A "$work/stage_rec")" ] || fail "stage recover left files in the stage"
 ls "$work/bench_rec" | grep -q . || fail "stage recover placed no file"
 ok "installed tessera stage recover finds the installed tessera-convert"
+
+# The prefix moved: nothing in it names its old place.
+mv "$prefix" "$work/moved"
+prefix="$work/moved"
+libdir="$prefix/${libdir##*/}"
+tools "$prefix"
+[ "$("$prefix/bin/tessera-config" --prefix)" = "$prefix" ] || fail "tessera-config --prefix after the move"
+# ... and through links to them, as from a directory on PATH.
+mkdir "$work/links"
+ln -s "$prefix/bin/tessera" "$prefix/bin/tessera-config" "$work/links/"
+[ "$("$work/links/tessera-config" --prefix)" = "$prefix" ] || fail "tessera-config through a link"
+tsr "$work/links/tessera" --version | grep -qx "$v" || fail "tessera through a link"
+if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
+  manpages "$prefix"
+fi
+mpirun $flags -n 2 "$prefix/bin/tessera-bench" --nx 16 --ny 12 --nz 3 --steps 2 --output-every 1 \
+  --check --quiet --out "$work/bench_moved" >"$work/bench_moved.log" 2>&1 \
+  && grep -q "check: passed" "$work/bench_moved.log" || { cat "$work/bench_moved.log"; fail "moved tessera-bench"; }
+cmake -S "$here/consumer" -B "$work/cmake_moved" -DCMAKE_PREFIX_PATH="$prefix" >"$work/cm.log" 2>&1 \
+  && cmake --build "$work/cmake_moved" >>"$work/cm.log" 2>&1 || { cat "$work/cm.log"; fail "find_package consumer, moved prefix"; }
+mpirun $flags -n 2 "$work/cmake_moved/consumer" "$work/cmake_moved.nc" \
+  | grep -qx "consumer: ok (libtessera ${v#tessera })" || fail "find_package consumer run, moved prefix"
+pcflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config $static --cflags --libs tessera)
+case "$pcflags" in *"$work/prefix"*) fail "pkg-config names the old prefix: $pcflags" ;; esac
+$cc "$here/consumer/consumer.c" -o "$work/consumer_pc_moved" $pcflags || fail "pkg-config consumer build, moved prefix"
+mpirun $flags -n 2 "$work/consumer_pc_moved" "$work/pc_moved.nc" | grep -q "consumer: ok" \
+  || fail "pkg-config consumer run, moved prefix"
+$cc "$here/consumer/consumer.c" -o "$work/consumer_tc_moved" $("$prefix/bin/tessera-config" --cflags --libs) \
+  || fail "tessera-config consumer build, moved prefix"
+mpirun $flags -n 2 "$work/consumer_tc_moved" "$work/tc_moved.nc" | grep -q "consumer: ok" \
+  || fail "tessera-config consumer run, moved prefix"
+ok "moved prefix: tessera (advise, model; also through a link), man pages, tessera-bench, consumers via find_package, pkg-config, tessera-config"
 echo "install: $passed passed, 0 failed"
