@@ -5,21 +5,31 @@ Candidates are compared at the same number of processes, servers included,
 by predicted wall time: a server rank is a rank that no longer computes, so
 servers must hide more output than the compute they take away. Candidates
 whose Tessera memory on a rank passes --mem-limit are left out. The answer is
-the best candidate, its predicted blocked time and memory, and the best one
-of a different strategy as the alternative.
+the best candidate and the best one of a different strategy as the
+alternative, each with its predicted times, the knob values whose predicted
+wall time is within FLAT_PCT of it (the optimum is flat: a range, not one
+count), its memory on the writers (or servers) and on the other ranks, and
+what WRF calls it (io_form_history, &namelist_quilt, nproc_x x nproc_y);
+then what the prediction leaves out or cannot be trusted for (input and
+setup, an unbounded file system, striping).
 """
 from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 from . import model_profile
 from .cli_args import at_least, error_text
-from .model import add_case_args, case_of, deflate_text, human
+from .model import STRATEGY_NAMES, add_case_args, at_least_real, case_of, deflate_text, human
 from .model_deflate import NoDeflateRate, require
 from .model_predict import predict
 from .model_report import table
-from .model_strategy import Strategy
+from .model_strategy import Strategy, aggregator_count, grid
+
+#: Candidates of one strategy whose predicted wall time is within this share
+#: of its best are reported as a range ("aggregators 4-16 within 3 %").
+FLAT_PCT = 3.0
 
 
 def powers(limit: int) -> list:
@@ -52,6 +62,11 @@ def knobs(s: Strategy, case=None) -> str:
     return h
 
 
+def memory_of(s: Strategy, p) -> float:
+    """The most Tessera holds on one rank of candidate s (the --mem-limit test)."""
+    return max(p.mem_writer, p.mem_rank, s.buffer_bytes if s.name == "servers" else 0)
+
+
 def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0,
            names=()) -> list:
     """Predictions for every candidate that fits in memory, best first.
@@ -65,16 +80,207 @@ def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float 
             p = predict(case, s, profile, procs, background=background)
         except ValueError:
             continue
-        if mem_limit and max(p.mem_writer, p.mem_rank, s.buffer_bytes if s.name == "servers"
-                             else 0) > mem_limit:
+        if mem_limit and memory_of(s, p) > mem_limit:
             continue
         preds.append((s, p))
     # Equal time (to 0.1 %): the smaller memory first.
     preds.sort(key=lambda sp: (round(sp[1].wall_s, 3 - int(f"{sp[1].wall_s:e}".split("e")[1])),
-                               sp[1].blocked_s, max(sp[1].mem_writer, sp[1].mem_rank,
-                                                     sp[0].buffer_bytes if sp[0].name == "servers"
-                                                     else 0)))
+                               sp[1].blocked_s, memory_of(*sp)))
     return preds
+
+
+# --- what WRF calls it ---------------------------------------------------------
+
+def netcdf4(case) -> bool:
+    return case.deflate > 0
+
+
+def wrf_short(s: Strategy, case) -> str:
+    """The WRF setting of a candidate in a few words (the table's column)."""
+    if s.name == "servers":
+        if s.server_backend() != "netcdf" and netcdf4(case):
+            return f"quilt {s.io_groups}x{s.io_tasks}, Tessera only"
+        form = 2 if s.server_backend() == "netcdf" else 11
+        return f"quilt {s.io_groups}x{s.io_tasks}, io_form {form}"
+    form = {"serial": 2, "direct": 13 if netcdf4(case) else 11, "aggregate": 12,
+            "split": 102}[s.name]
+    return f"io_form {form}"
+
+
+def wrf_setting(s: Strategy, case, procs: int) -> str:
+    """What a WRF user sets for the same data movement, the reverse of
+    tessera-bench's namelist mapping (apps/bench/namelist.c,
+    bench_namelist_hints): io_form_history, and for servers WRF's quilting
+    with the model grid the servers leave."""
+    model, px, py = grid(case, s, procs)
+    if s.name == "serial":
+        return ("io_form_history = 2 (rank 0 gathers every field and writes serial NetCDF; "
+                "WRF's rank 0 holds a whole field, Tessera's writer one slab)")
+    if s.name == "direct":
+        if netcdf4(case):
+            return "io_form_history = 13 (every rank writes NetCDF-4 collectively through HDF5)"
+        return "io_form_history = 11 (every rank writes collectively through PnetCDF)"
+    if s.name == "aggregate":
+        n = aggregator_count(s, model)
+        stride = max(1, model // n)
+        where = "on every rank" if stride == 1 else f"one every {stride} ranks"
+        return (f"io_form_history = 12 (PIO) with {n} I/O task{'s' if n > 1 else ''}, {where} "
+                f"(the Irma study's &pio_control: pioprocs = {n}, piostride = {stride})")
+    if s.name == "split":
+        return "io_form_history = 102 (one file per rank, joined afterwards)"
+    if s.server_backend() == "netcdf":
+        form = "io_form_history = 2 (the group's root writes serial NetCDF)"
+    elif netcdf4(case):
+        form = ("no stock WRF form: WRF's quilt servers write io_form 2 (the group's root) or "
+                "11 (PnetCDF), not NetCDF-4 in parallel; with Tessera in WRF (io_form_history "
+                "= 8, docs/wrf.md) the hints above do")
+    else:
+        form = ("io_form_history = 11 (the whole group writes with PnetCDF; WRF built with "
+                "-DPNETCDF_QUILT)")
+    return (f"quilting, &namelist_quilt nio_groups = {s.io_groups}, nio_tasks_per_group = "
+            f"{s.io_tasks}, with {form}; {s.server_ranks()} of the {procs} processes become "
+            f"servers, so the model grid is the other {model}: &domains nproc_x = {px}, "
+            f"nproc_y = {py}. WRF's quilt hand-off blocks while a group is busy, Tessera's "
+            f"does not (docs/servers.md): stock WRF may wait longer than predicted")
+
+
+# --- where the optimum is flat ----------------------------------------------------
+
+def span(values: list, tried: list, show=str) -> str:
+    """`4-16` when values are a run of consecutive tried values, else a list."""
+    values, tried = sorted(set(values)), sorted(set(tried))
+    if len(values) == 1:
+        return show(values[0])
+    i = tried.index(values[0])
+    if tried[i:i + len(values)] == values:
+        return f"{show(values[0])}-{show(values[-1])}"
+    return ", ".join(show(v) for v in values)
+
+
+def flat_range(ranked: list, name: str, pct: float = FLAT_PCT) -> str:
+    """The knob values of strategy `name` whose predicted wall time is within
+    pct % of its best candidate's ("" when the strategy has no knob here)."""
+    same = [(s, p) for s, p in ranked if s.name == name]
+    if name not in ("aggregate", "servers") or len(same) < 2:
+        return ""
+    top = min(p.wall_s for _, p in same)
+    near = [s for s, p in same if p.wall_s <= top * (1.0 + pct / 100.0)]
+    if name == "aggregate":
+        if len({s.aggregators for s in near}) == 1:
+            return f"no other aggregator count within {pct:g} %"
+        counts = span([s.aggregators for s in near], [s.aggregators for s, _ in same])
+        return f"aggregators {counts} within {pct:g} %"
+    layouts = sorted({(s.io_groups, s.io_tasks) for s in near})
+    if len(near) == 1:
+        return f"no other server layout or buffer within {pct:g} %"
+    buffers = span([s.buffer_bytes for s in near], [s.buffer_bytes for s, _ in same],
+                   lambda b: f"{b >> 20}m")
+    return (f"io_groups x io_tasks {', '.join(f'{g}x{t}' for g, t in layouts)}, buffer_bytes "
+            f"{buffers} within {pct:g} %")
+
+
+def close_strategies(ranked: list, best, pct: float = FLAT_PCT) -> list:
+    """The best candidate of every other strategy within pct % of `best`."""
+    out, seen = [], {best[0].name}
+    for s, p in ranked:
+        if s.name not in seen and p.wall_s <= best[1].wall_s * (1.0 + pct / 100.0):
+            out.append(s.label())
+        seen.add(s.name)
+    return out
+
+
+# --- whose memory ------------------------------------------------------------------
+
+def memory_text(s: Strategy, p, case, procs: int) -> str:
+    w, r = human(p.mem_writer), human(p.mem_rank)
+    if s.name == "serial":
+        return f"{w} on the writer (rank 0), {r} on each other rank"
+    if s.name == "direct":
+        return (f"{w} on each MPI-IO aggregator of the collective write, {r} on each other "
+                "rank")
+    if s.name == "aggregate":
+        n = aggregator_count(s, grid(case, s, procs)[0])
+        return f"{w} on each of the {n} aggregators (the writers), {r} on each other rank"
+    if s.name == "split":
+        return f"{w} on every rank (each writes its own file)"
+    return (f"{w} on each of the {s.server_ranks()} server ranks, {r} on each model rank "
+            f"(at most buffer_bytes={s.buffer_bytes >> 20}m)")
+
+
+def describe(label: str, sp: tuple, ranked: list, case, procs: int, close=()) -> list:
+    s, p = sp
+    flat = flat_range(ranked, s.name)
+    lines = [f"{label}: TESSERA_HINTS={knobs(s, case)}",
+             f"  predicted: wall {p.wall_s:.4g} s, blocked {p.blocked_s:.4g} s"
+             + (f", hidden behind compute {p.hidden_s:.4g} s" if p.hidden_s > 0 else "")
+             + (f"; {flat} of its wall time" if flat else ""),
+             *([f"  also within {FLAT_PCT:g} % of its wall time: {', '.join(close)}"]
+               if close else []),
+             f"  memory: {memory_text(s, p, case, procs)}",
+             f"  WRF: {wrf_setting(s, case, procs)}"]
+    return lines
+
+
+# --- what the prediction leaves out ---------------------------------------------------
+
+def shared_writers(s: Strategy, case, procs: int) -> int:
+    """Ranks writing one shared file at once (0: one writer per file)."""
+    model = grid(case, s, procs)[0]
+    if s.name == "direct":
+        return model
+    if s.name == "aggregate":
+        return aggregator_count(s, model)
+    if s.name == "servers" and s.server_backend() != "netcdf":
+        return s.io_tasks
+    return 0
+
+
+def notes(prof, case, best: tuple, procs: int) -> list:
+    out = []
+    if case.step_time(1) > 0:
+        out.append("wall time is the model's compute (--step-s) plus its blocked output; "
+                   "reading input and setup are left out, so a real run takes longer")
+    else:
+        out.append("wall time is the blocked output alone (no --step-s: no compute); reading "
+                   "input and setup are left out")
+    if float(prof.values.get("fs_bw", 0) or 0) <= 0:
+        out.append(f"profile {prof.name} leaves the file system's bandwidth unbounded (fs_bw "
+                   "= 0 or absent): more writers never saturate it in the model, so the "
+                   "writer counts (aggregators, io_tasks) are not to be trusted; measure the "
+                   "file system you write to (tessera model calibrate --stats, docs/model.md)")
+    s = best[0]
+    n = shared_writers(s, case, procs)
+    if prof.stripe_count > 1 and n > 1:
+        k = min(prof.stripe_count, n)
+        out.append(f"striping: {n} ranks write one shared file and profile {prof.name}'s file "
+                   f"system stripes over up to {prof.stripe_count} storage targets: add "
+                   f":striping_factor={k} to the hints (MPI-IO passes it to Lustre at create; "
+                   f"or lfs setstripe -c {k} on the output folder; tessera tune searches "
+                   "striping_unit). The model has no striping term, so the times above do not "
+                   "count it: unstriped, the Irma study's PnetCDF runs took 1.1x to 2.6x the "
+                   "wall time of its stripe-12 runs")
+    elif prof.stripe_count > 1:
+        out.append(f"striping: one writer per file here, so striping "
+                   f"({prof.stripe_count} storage targets) helps little")
+    if netcdf4(case):
+        out.append("WRF equivalents name the data movement; whether stock WRF compresses them "
+                   "depends on its NetCDF build. In WRF with Tessera (io_form_history = 8, "
+                   "docs/wrf.md) the hints set format and deflate exactly")
+    return out
+
+
+def wrapped(line: str, width: int = 100) -> str:
+    """A long line of the answer wrapped, continued under its own text."""
+    if "TESSERA_HINTS=" in line:
+        return line                 # one line to copy, however long
+    lead = " " * (len(line) - len(line.lstrip(" ")))
+    return textwrap.fill(line, width, subsequent_indent=lead + "  ", break_on_hyphens=False,
+                         break_long_words=False)
+
+
+def refuse(text: str) -> int:
+    print(f"tessera advise: {text}", file=sys.stderr)
+    return 2
 
 
 def main(argv=None) -> int:
@@ -85,31 +291,33 @@ def main(argv=None) -> int:
     ap.add_argument("--mem-limit", default="0", help="most memory Tessera may hold on one "
                                                      "rank, e.g. 512m (0: no limit)")
     ap.add_argument("--top", type=at_least(1), default=8, help="rows of the ranking to print")
-    ap.add_argument("--background", type=float, default=0.0,
+    ap.add_argument("--background", type=at_least_real(0.0), default=0.0,
                     help="other busy processes sharing the machine's cores (0)")
     ap.add_argument("--strategies", default="",
                     help="only these strategies, comma-separated (e.g. aggregate,servers for "
                          "one shared file; default: all)")
     add_case_args(ap)
     args = ap.parse_args(argv)
+    names = tuple(n.strip() for n in args.strategies.split(",") if n.strip())
+    unknown = [n for n in names if n not in STRATEGY_NAMES]
+    if unknown:
+        return refuse(f"unknown strategy {unknown[0]} in --strategies "
+                      f"({', '.join(STRATEGY_NAMES)})")
     try:
         prof = model_profile.load(args.profile)
     except (OSError, ValueError) as e:
-        print(f"tessera advise: {error_text(e)}", file=sys.stderr)
-        return 2
+        return refuse(error_text(e))
     try:
         limit = Strategy.parse(f"strategy=serial:slab_bytes={args.mem_limit}").slab_bytes \
             if args.mem_limit not in ("0", "") else 0
     except ValueError:
-        print(f"tessera advise: --mem-limit: expected a size such as 512m (k, m or g), got "
-              f"'{args.mem_limit}'", file=sys.stderr)
-        return 2
+        return refuse(f"--mem-limit: expected a size such as 512m (k, m or g), got "
+                      f"'{args.mem_limit}'")
     case = case_of(args)
     try:
         require(case, prof)
     except NoDeflateRate as e:
-        print(f"tessera advise: {e}", file=sys.stderr)
-        return 2
+        return refuse(str(e))
     if prof.cores and args.procs > prof.cores:
         # The profile's CPU terms describe its machine: more processes than its
         # cores are predicted as sharing them, which a cluster would not do.
@@ -120,29 +328,31 @@ def main(argv=None) -> int:
     if case.step_time(1) <= 0:
         print("tessera advise: note: no --step-s given, so servers cannot hide anything "
               "behind compute", file=sys.stderr)
-    names = tuple(n for n in args.strategies.split(",") if n)
-    unknown = set(names) - {"serial", "direct", "split", "aggregate", "servers"}
-    if unknown:
-        print(f"tessera advise: unknown strategy {sorted(unknown)[0]} in --strategies "
-              "(serial, direct, split, aggregate, servers)", file=sys.stderr)
-        return 2
     ranked = advise(case, prof, args.procs, limit, args.background, names)
     if not ranked:
-        print("tessera advise: no candidate fits the memory limit", file=sys.stderr)
+        if limit and advise(case, prof, args.procs, 0, args.background, names):
+            print(f"tessera advise: no candidate fits --mem-limit {args.mem_limit}",
+                  file=sys.stderr)
+        else:
+            many = "es" if args.procs != 1 else ""
+            print(f"tessera advise: no candidate of {', '.join(names) or 'any strategy'} runs "
+                  f"on {args.procs} process{many} (servers keep at least half the processes "
+                  "computing)", file=sys.stderr)
         return 1
-    best_s, best = ranked[0]
-    alt = next(((s, p) for s, p in ranked if s.name != best_s.name), None)
-    rows = [[knobs(s, case), f"{p.wall_s:.4g}", f"{p.blocked_s:.4g}", f"{p.hidden_s:.4g}",
-             human(p.mem_writer), human(p.mem_rank)] for s, p in ranked[:args.top]]
+    best = ranked[0]
+    alt = next(((s, p) for s, p in ranked if s.name != best[0].name), None)
+    rows = [[knobs(s, case), wrf_short(s, case), f"{p.wall_s:.4g}", f"{p.blocked_s:.4g}",
+             f"{p.hidden_s:.4g}", human(p.mem_writer), human(p.mem_rank)]
+            for s, p in ranked[:args.top]]
     print(f"case: {args.nx} x {args.ny} x {args.nz}, {case.outputs} outputs of "
           f"{case.frame_bytes() / 1e6:.1f} MB{deflate_text(case)}, {args.procs} processes; "
           f"profile {prof.name}")
-    print(table("predicted, best first", ["hints", "wall s", "blocked s", "hidden s",
-                                          "mem writer", "mem rank"], rows, 1))
-    print(f"recommended: TESSERA_HINTS={knobs(best_s, case)}  (blocked {best.blocked_s:.4g} s, "
-          f"wall {best.wall_s:.4g} s, {human(max(best.mem_writer, best.mem_rank))} per rank)")
+    print(table("predicted, best first", ["hints", "WRF", "wall s", "blocked s", "hidden s",
+                                          "mem writer/server", "mem other rank"], rows, 2))
+    out = describe("recommended", best, ranked, case, args.procs, close_strategies(ranked, best))
     if alt:
-        s, p = alt
-        print(f"alternative: TESSERA_HINTS={knobs(s, case)}  (blocked {p.blocked_s:.4g} s, "
-              f"wall {p.wall_s:.4g} s, {human(max(p.mem_writer, p.mem_rank))} per rank)")
+        out += describe("alternative", alt, ranked, case, args.procs)
+    out.append("notes:")
+    out += [f"  - {n}" for n in notes(prof, case, best, args.procs)]
+    print("\n".join(wrapped(line) for line in out))
     return 0

@@ -27,36 +27,84 @@ from .model_strategy import Strategy
 
 #: Short names for strategies on the command line (full hint strings work too).
 SHORT = {"serial": "strategy=serial", "direct": "strategy=direct", "split": "strategy=split"}
+#: The strategies the model prices (docs/model.md), as `strategy=` names them.
+STRATEGY_NAMES = ("serial", "direct", "aggregate", "split", "servers")
+#: Hint keys the model reads as whole numbers, and their least value.
+WHOLE_KEYS = {"aggregators": 1, "io_groups": 1, "io_tasks": 1, "cb_nodes": 1}
+
+
+def whole(text: str, what: str, low: int = 1) -> int:
+    """A whole number >= low, or ValueError naming `what`."""
+    if not re.fullmatch(r"\s*[+-]?\d+\s*", text or "") or int(text) < low:
+        raise ValueError(f"{what}: expected a whole number >= {low}, got '{text}'")
+    return int(text)
 
 
 def parse_strategy(text: str) -> Strategy:
     """`serial`, `aggregate:4` (aggregators), `servers:2x1` (groups x tasks),
-    or a hint string `strategy=...:key=value`."""
+    or a hint string `strategy=...:key=value`; ValueError with one sentence
+    for a strategy the model does not know or a knob it cannot read."""
+    text = text.strip()
     if "=" in text:
-        return Strategy.parse(text)
+        kv = {}
+        for tok in text.split(":"):
+            if "=" in tok:
+                k, v = tok.split("=", 1)
+                kv[k.strip()] = v.strip()
+        name = kv.get("strategy", "direct")
+        if name not in STRATEGY_NAMES:
+            raise ValueError(f"unknown strategy '{name}' in '{text}' "
+                             f"(strategy= takes {', '.join(STRATEGY_NAMES)})")
+        for key, low in WHOLE_KEYS.items():
+            if key in kv:
+                whole(kv[key], f"{key} in '{text}'", low)
+        try:
+            return Strategy.parse(text)
+        except (ValueError, KeyError):
+            raise ValueError(f"'{text}': slab_bytes and buffer_bytes take sizes such as 64m "
+                             "(k, m or g)") from None
     if text in SHORT:
         return Strategy.parse(SHORT[text])
     name, _, arg = text.partition(":")
     if name == "aggregate":
-        return Strategy("aggregate", aggregators=int(arg or 0))
+        return Strategy("aggregate", aggregators=whole(arg, f"aggregators in '{text}'")
+                        if arg else 0)
     if name == "servers":
-        g, _, t = (arg or "1x1").partition("x")
-        return Strategy("servers", io_groups=int(g), io_tasks=int(t or 1))
+        m = re.fullmatch(r"(\d+)(?:x(\d+))?", arg or "1x1")
+        if not m or int(m.group(1)) < 1 or int(m.group(2) or 1) < 1:
+            raise ValueError(f"'{text}': expected servers:GxT, groups x tasks per group, each "
+                             "a whole number >= 1 (servers:2x4)")
+        return Strategy("servers", io_groups=int(m.group(1)), io_tasks=int(m.group(2) or 1))
     raise ValueError(f"unknown strategy '{text}' (serial, direct, split, aggregate:N, "
                      "servers:GxT, or strategy=...)")
 
 
-def int_list(text: str) -> list:
-    """Process counts such as "1,2" or "1-6"; ValueError naming the text."""
+def int_list(text: str, flag: str = "--np") -> list:
+    """Process counts such as "1,2" or "1-6"; ValueError naming the flag and the text."""
     out = []
     for part in text.split(","):
         m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
         if not part.strip():
             continue
         if not m or int(m.group(1)) < 1 or (m.group(2) and int(m.group(2)) < int(m.group(1))):
-            raise ValueError(f"--np: expected process counts such as 1,2 or 1-6, got '{text}'")
+            raise ValueError(f"{flag}: expected process counts such as 1,2 or 1-6, got '{text}'")
         out += list(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
     return out
+
+
+def at_least_real(low: float):
+    """An argparse type: a number >= low."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number >= {low:g}, got '{text}'") \
+                from None
+        if not value >= low:
+            raise argparse.ArgumentTypeError(f"expected a number >= {low:g}, got {text}")
+        return value
+    parse.__name__ = f"number >= {low:g}"
+    return parse
 
 
 def add_case_args(p):
@@ -68,7 +116,7 @@ def add_case_args(p):
     a("--output-every", type=at_least(1), default=10)
     a("--frames-per-file", type=at_least(1), default=1)
     a("--schema", help="CDL header of the fields (default: tessera-bench's WRF-like set)")
-    a("--step-s", type=float, default=0.0, help="compute seconds per step at --step-ranks")
+    a("--step-s", type=at_least_real(0.0), default=0.0, help="compute seconds per step at --step-ranks")
     a("--step-ranks", type=at_least(1), default=1)
     a("--step-exp", type=float, default=1.0,
       help="compute per step scales as (step_ranks/P)**step_exp (1: perfect strong scaling)")
@@ -119,13 +167,14 @@ def cmd_predict(args) -> int:
     case = case_of(args)
     require_deflate(case, prof)
     strategies = [parse_strategy(s) for s in args.strategies.split(",")]
-    ranks = int_list(args.ranks)
-    rows, series = [], {}
+    ranks = int_list(args.ranks, "--ranks")
+    rows, series, skipped = [], {}, []
     for s in strategies:
         for n in ranks:
             try:
                 p = predict(case, s, prof, n)
-            except ValueError:
+            except ValueError as e:
+                skipped.append(str(e))
                 continue
             rows.append([s.label(), n, p.model_ranks, f"{p.per_output_s:.4g}", f"{p.blocked_s:.4g}",
                          f"{p.write_s:.4g}", f"{p.hidden_s:.4g}", f"{p.drain_s:.4g}",
@@ -133,6 +182,10 @@ def cmd_predict(args) -> int:
             xs, ys = series.setdefault(s.label(), ([], []))
             xs.append(n)
             ys.append(p.blocked_s)
+    if not rows:
+        raise ValueError(f"nothing to predict: {skipped[0]} (--ranks {args.ranks})")
+    for why in dict.fromkeys(skipped):
+        print(f"tessera model: note: left out: {why}", file=sys.stderr)
     print(f"case: {args.nx} x {args.ny} x {args.nz}, {case.outputs} outputs of "
           f"{case.frame_bytes() / 1e6:.1f} MB in {case.files} files{deflate_text(case)}; "
           f"profile {prof.name}")

@@ -8,7 +8,8 @@ parameters are stored as rates and latencies (what a person reads and writes
 by hand); PARAMS maps each to the per-unit cost the equations use.
 
 Profiles shipped with Tessera live in python/tessera/profiles/ and are found by
-name (`--profile irma-cheyenne`); any other path is read as a file.
+name (`--profile irma`, or `irma.json`, `profiles/irma`); any other path is read
+as a file.
 """
 from __future__ import annotations
 
@@ -70,6 +71,9 @@ class Profile:
     cb_buffer_bytes: int = 16 << 20    # MPI-IO two-phase buffer per aggregator
     mpi_yield: bool = True             # waiting ranks yield their core once processes
                                        # outnumber cores (Open MPI); else they spin
+    stripe_count: int = 0              # storage targets (Lustre OSTs) one shared file may be
+                                       # striped over (0: unknown, or not a striped file
+                                       # system); no cost term, `advise` names striping
     description: str = ""
     source: str = ""
     fitted: list = field(default_factory=list)   # what the values were fitted from
@@ -104,6 +108,8 @@ class Profile:
 
     def to_json(self) -> dict:
         d = asdict(self)
+        if not d["stripe_count"]:
+            del d["stripe_count"]      # profiles without it stay as they were
         d["tessera_profile"] = 1
         return d
 
@@ -118,7 +124,7 @@ def from_theta(theta, base: Profile) -> Profile:
         values[p.key] = (1.0 / t if t > 0 else 0.0) if p.inverse else t
     return Profile(name=base.name, values=values, cores=base.cores, cb_nodes=base.cb_nodes,
                    cb_buffer_bytes=base.cb_buffer_bytes, mpi_yield=base.mpi_yield,
-                   description=base.description,
+                   stripe_count=base.stripe_count, description=base.description,
                    source=base.source, fitted=list(base.fitted))
 
 
@@ -130,14 +136,31 @@ def names() -> list:
         return []
 
 
+def shipped_path(name_or_path: str) -> str | None:
+    """The shipped profile a name stands for, or None: `here`, `here.json`,
+    `profiles/here` and `python/tessera/profiles/here.json` all name
+    profiles/here.json (never profiles/here.json.json); a path into any other
+    folder names no shipped profile."""
+    folder, base = os.path.split(os.path.normpath(name_or_path))
+    if folder not in ("", "profiles") and \
+            os.path.realpath(folder) != os.path.realpath(PROFILE_DIR):
+        return None
+    stem = base[:-len(".json")] if base.endswith(".json") else base
+    path = os.path.join(PROFILE_DIR, stem + ".json")
+    return path if stem and os.path.isfile(path) else None
+
+
 def load(name_or_path: str) -> Profile:
-    """A profile by shipped name or JSON file; ValueError with one sentence
-    naming the profile when it is neither, or not a profile."""
+    """A profile by JSON file or shipped name; ValueError with one sentence
+    naming the profile (and the shipped ones) when it is neither, or not a
+    profile."""
     path = name_or_path
-    if not os.path.exists(path):
-        path = os.path.join(PROFILE_DIR, name_or_path + ".json")
-        if not os.path.exists(path):
-            raise ValueError(f"profile '{name_or_path}': no such file, and not a shipped "
+    if not os.path.isfile(path):
+        path = shipped_path(name_or_path)
+        if path is None:
+            what = "a folder, not a profile file" if os.path.isdir(name_or_path) else \
+                "no such file"
+            raise ValueError(f"profile '{name_or_path}': {what}, and not a shipped "
                              f"profile ({', '.join(names()) or 'none installed'})")
     try:
         with open(path, encoding="utf-8") as fh:
@@ -153,6 +176,7 @@ def load(name_or_path: str) -> Profile:
                    cores=int(d.get("cores", 0)), cb_nodes=int(d.get("cb_nodes", 0)),
                    cb_buffer_bytes=int(d.get("cb_buffer_bytes", 16 << 20)),
                    mpi_yield=bool(d.get("mpi_yield", True)),
+                   stripe_count=int(d.get("stripe_count", 0)),
                    description=d.get("description", ""), source=d.get("source", ""),
                    fitted=list(d.get("fitted", [])))
 
@@ -176,5 +200,7 @@ def describe(profile: Profile) -> str:
         lines.append(f"  {p.key:<9} {text:>16}  {p.meaning}")
     lines.append(f"  cores {profile.cores or 'one per rank'}, cb_nodes "
                  f"{profile.cb_nodes or 'every writer'}, cb_buffer "
-                 f"{profile.cb_buffer_bytes >> 20} MiB")
+                 f"{profile.cb_buffer_bytes >> 20} MiB"
+                 + (f", striped over up to {profile.stripe_count} storage targets"
+                    if profile.stripe_count else ""))
     return "\n".join(lines)
