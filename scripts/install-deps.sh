@@ -13,7 +13,8 @@ set -euo pipefail
 # help2man: the installed programs' man pages, made from their --help.
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
       cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools
-      cdo nco libnetcdff-dev m4 slurmctld slurmd slurm-client munge doxygen help2man)
+      cdo nco libnetcdff-dev m4 slurmctld slurmd slurm-client munge doxygen help2man
+      libzstd-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

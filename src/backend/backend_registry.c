@@ -20,6 +20,12 @@ extern const tsr__backend_ops tsr__backend_grib2;
 #else
 #define TSR__GRIB2_OPS NULL
 #endif
+#ifdef TESSERA_HAVE_ZARR
+extern const tsr__backend_ops tsr__backend_zarr;
+#define TSR__ZARR_OPS (&tsr__backend_zarr)
+#else
+#define TSR__ZARR_OPS NULL
+#endif
 #ifdef TESSERA_HAVE_PNETCDF
 extern const tsr__backend_ops tsr__backend_pnetcdf;
 #define TSR__PNETCDF_OPS (&tsr__backend_pnetcdf)
@@ -29,7 +35,7 @@ extern const tsr__backend_ops tsr__backend_pnetcdf;
 
 /* Formats as bits of the NC_FORMAT_* numbers the schema and hints use:
  * 1 classic, 2 CDF-2, 3 netCDF-4, 4 netCDF-4 classic model, 5 CDF-5; and
- * 16 GRIB2 (no NetCDF number). */
+ * 16 GRIB2 and 17 Zarr v3 (no NetCDF numbers). */
 #define F(n) (1u << (n))
 #define CLASSIC (F(1) | F(2) | F(5))
 #define NC4 (F(3) | F(4))
@@ -48,6 +54,7 @@ static const struct {
     {"pnetcdf", TSR__PNETCDF_OPS, 0, 1, 1, F(2) | F(5), CLASSIC},
     {"netcdf4", &tsr__backend_netcdf4, 1, 1, 1, F(3), NC4},
     {"grib2", TSR__GRIB2_OPS, 1, 1, 0, F(16), 0},
+    {"zarr", TSR__ZARR_OPS, 1, 1, 0, F(17), 0},
     {"null", &tsr__backend_null, 0, 0, 0, ~0u, 0},
     /* Last, and not a value of the backend= hint: a staged log
      * (stage_format=log, backend/log.h), which tsr_open picks by itself for
@@ -58,7 +65,8 @@ static const struct {
 #define NLISTED (NROWS - 1) /* the rows the backend= hint names */
 
 const tsr__choice tsr__format_choices[] = {
-    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"64bit_offset", 2}, {"64bit_data", 5},
+    {"cdf2", 2}, {"cdf5", 5}, {"netcdf4", 3}, {"grib2", 16}, {"zarr", 17}, {"64bit_offset", 2},
+    {"64bit_data", 5},
     {NULL, 0}};
 
 int tsr__backend_find(const char *name, const tsr__backend_ops **ops) {

@@ -233,8 +233,8 @@ static void test_bad_values(void) {
   BAD("buffer_bytes=9223372036854775808", "~hint 'buffer_bytes=9223372036854775808'");
   BAD("buffer_bytes=16777216t", "~hint 'buffer_bytes=16777216t'");
   BAD("strategy=fast", "hint 'strategy=fast': expected serial, direct, aggregate, split or servers");
-  BAD("backend=hdf5", "hint 'backend=hdf5': expected netcdf, pnetcdf, netcdf4, grib2 or null");
-  BAD("format=cdf3", "hint 'format=cdf3': expected cdf2, cdf5, netcdf4, grib2, 64bit_offset or 64bit_data");
+  BAD("backend=hdf5", "hint 'backend=hdf5': expected netcdf, pnetcdf, netcdf4, grib2, zarr or null");
+  BAD("format=cdf3", "hint 'format=cdf3': expected cdf2, cdf5, netcdf4, grib2, zarr, 64bit_offset or 64bit_data");
   BAD("server_ranks=middle", "hint 'server_ranks=middle': expected last or first");
   BAD("io_placement=racks", "hint 'io_placement=racks': expected ranks or nodes");
   BAD("server_pick=random", "hint 'server_pick=random': expected roundrobin or idle");

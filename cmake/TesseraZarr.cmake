@@ -1,0 +1,23 @@
+# Zarr v3 backend (format=zarr, src/backend/zarr*.c): zlib (always there with
+# NetCDF) for the gzip codec, and libzstd (Debian's libzstd-dev) for zstd=.
+# Without zlib the backend answers TSR_ENOTBUILT; without libzstd it is built
+# and zstd= answers TSR_ENOTBUILT (CMake compiles zarr_zstd_off.c instead).
+# Sets TESSERA_HAVE_ZARR, TESSERA_HAVE_ZSTD, ZSTD_INCLUDE_DIR, ZSTD_LIBRARY.
+set(TESSERA_USE_ZSTD AUTO CACHE STRING "zstd for format=zarr (libzstd): AUTO, ON or OFF")
+find_package(ZLIB QUIET)
+set(TESSERA_HAVE_ZARR ${ZLIB_FOUND})
+set(TESSERA_HAVE_ZSTD OFF)
+if(NOT TESSERA_USE_ZSTD STREQUAL "OFF")
+  find_path(ZSTD_INCLUDE_DIR zstd.h)
+  find_library(ZSTD_LIBRARY zstd)
+  if(ZSTD_INCLUDE_DIR AND ZSTD_LIBRARY)
+    set(TESSERA_HAVE_ZSTD ON)
+  elseif(TESSERA_USE_ZSTD STREQUAL "ON")
+    message(FATAL_ERROR "TESSERA_USE_ZSTD=ON but libzstd was not found (libzstd-dev)")
+  endif()
+endif()
+if(TESSERA_HAVE_ZARR)
+  message(STATUS "Zarr: zlib ${ZLIB_LIBRARIES}; zstd: ${TESSERA_HAVE_ZSTD} ${ZSTD_LIBRARY}")
+else()
+  message(STATUS "Zarr: zlib not found, backend 'zarr' will answer TSR_ENOTBUILT")
+endif()

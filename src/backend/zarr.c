@@ -1,0 +1,629 @@
+/* Zarr v3 backend (format=zarr): a store directory that xarray and dask open
+ * with xarray.open_zarr(path, zarr_format=3, consolidated=False) and see the
+ * variables, dimensions, attributes and decoded times of the NetCDF file.
+ *
+ * Layout (docs/zarr.md): <store>/zarr.json is the root group (the global
+ * attributes), <store>/<var>/zarr.json each array (shape, regular chunk grid,
+ * data type, fill value, codecs, dimension_names, the variable's attributes),
+ * <store>/<var>/c/<t>/<k>/<j>/<i> its chunks (default chunk key encoding).
+ * Chunks default to one horizontal level of one frame (chunks= gives others);
+ * the record dimension is always cut one frame per chunk, so frames are
+ * appended as chunks and the record length is written into the documents at
+ * close. Codecs: `bytes` (little-endian), then `zstd` (zstd=, libzstd) or
+ * `gzip` (deflate=, zlib); no lossy codec, so values come back exactly.
+ *
+ * Writers hold whole chunks. Like grib2, the backend says `whole_levels`:
+ * serial writes everything from one rank; aggregate's writers and a server
+ * group's tasks each get whole horizontal levels, so with several writers a
+ * chunk must be one level deep (checked at create); direct on several ranks
+ * is refused by the API layer (its ranks hold tiles). Blocks arrive in any
+ * shape (the serial writer's slabs), so each chunk is assembled in memory
+ * (fill-initialised: edge chunks are padded with the fill value, as Zarr's
+ * regular grid wants) and compressed and written the moment its last point
+ * arrives: the memory held is the chunks in progress. Every chunk is its own
+ * file, so writers need no agreement until the close, which agrees on the
+ * record length and then has rank 0 write every array's document.
+ *
+ * Atomic: the store is built under the sink's temporary name and renamed into
+ * place by the API layer like any file. A store already at the final name is
+ * moved aside (`<path>.replaced.tessera-tmp`, which `tessera clean` removes
+ * if a crash leaves it) only when the new one is complete; anything else at
+ * the final name is refused at create. This backend removes its own trees
+ * (the temporary after a failure, a stale one before a create): the tier's
+ * name functions remove files and flat log directories, not nested stores. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "backend/backend.h"
+#include "backend/backend_block.h"
+#include "backend/backend_errors.h"
+#include "backend/sink.h" /* TSR__TMP_SUFFIX */
+#include "backend/zarr_codec.h"
+#include "backend/zarr_meta.h"
+
+#define LIB "Zarr"
+#define REPLACED ".replaced" TSR__TMP_SUFFIX
+/* Room for any name in a store: its path (at most ZMAXPATH), a variable name
+ * and a chunk key of TSR_MAX_DIMS + 1 coordinates. */
+#define ZMAXPATH 3700
+#define ZPATH (ZMAXPATH + TSR_MAX_NAME + 24 * (TSR_MAX_DIMS + 1) + 64)
+
+typedef struct { /* one chunk being assembled */
+  unsigned char *data;
+  int64_t nseen, need;
+} zchunk;
+
+typedef struct { /* the chunks of one variable at one frame in progress */
+  int varid;
+  int64_t frame;
+  zchunk **c; /* one slot per chunk of the frame */
+  int64_t live;
+} zframe;
+
+typedef struct {
+  int nd;                      /* non-record dimensions */
+  int64_t chunk[TSR_MAX_DIMS]; /* their chunk lengths */
+  int64_t grid[TSR_MAX_DIMS];  /* chunks along each */
+  int64_t nchunks, celems;
+  unsigned char fill[8];
+} zvar;
+
+struct tsr__bfile {
+  char *path, *final; /* the store being written; where it goes (NULL: unknown) */
+  MPI_Comm comm;      /* our duplicate with several writers; else MPI_COMM_NULL */
+  int rank, nwriters;
+  int nvars;
+  tsr__bvar *vars;
+  zvar *z;
+  void *schema; /* rank 0: the packed schema, for the documents at close */
+  size_t schema_len;
+  int zstd, deflate;
+  zframe *fr;
+  int nfr, frcap;
+  int64_t pending, nrec;
+  unsigned char *out; /* compressed chunk */
+  size_t outcap;
+  void *scratch;
+  size_t scratch_cap;
+  char lastdir[ZPATH]; /* the chunk directory made last */
+};
+
+/* ---- the file system ---- */
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(p) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove @p path whatever it is: a store with its subdirectories, a file, a
+ * link (never what it points to: FTW_PHYS). 0 when nothing has the name. */
+static int rm_tree(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(sb.st_mode)) return unlink(path);
+  return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A directory that holds a Zarr store (its zarr.json), or an empty one:
+ * what create may replace at the final name. */
+static int replaceable(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0) return errno == ENOENT;
+  if (!S_ISDIR(sb.st_mode)) return 0;
+  char doc[ZPATH];
+  snprintf(doc, sizeof doc, "%s/zarr.json", path);
+  if (lstat(doc, &sb) == 0) return S_ISREG(sb.st_mode);
+  DIR *d = opendir(path);
+  struct dirent *e;
+  int empty = d != NULL;
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
+  if (d) closedir(d);
+  return empty;
+}
+
+static int write_file(const char *path, const void *buf, size_t n, tsr__berr *err) {
+  errno = 0;
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  int bad = fd < 0;
+  for (const char *p = buf; !bad && n > 0;) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      bad = 1;
+      break;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  int e = errno;
+  if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
+  if (!bad) return 0;
+  return tsr__berr_plain(err, tsr__berr_from_errno(e), LIB, "writing %s: %s", path, strerror(e));
+}
+
+static int make_dir(const char *path, tsr__berr *err) {
+  if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
+  int e = errno;
+  return tsr__berr_plain(err, tsr__berr_from_errno(e), LIB, "cannot create %s: %s", path,
+                         strerror(e));
+}
+
+/* ---- create ---- */
+
+static void free_file(tsr__bfile *bf) {
+  if (!bf) return;
+  if (bf->comm != MPI_COMM_NULL) MPI_Comm_free(&bf->comm);
+  for (int i = 0; i < bf->nfr; i++) {
+    for (int64_t c = 0; c < bf->z[bf->fr[i].varid].nchunks; c++)
+      if (bf->fr[i].c[c]) free(bf->fr[i].c[c]->data), free(bf->fr[i].c[c]);
+    free(bf->fr[i].c);
+  }
+  free(bf->fr);
+  free(bf->out);
+  free(bf->scratch);
+  free(bf->schema);
+  free(bf->z);
+  free(bf->vars);
+  free(bf->path);
+  free(bf->final);
+  free(bf);
+}
+
+/* Chunk lengths of variable @p v's non-record dimensions: chunks= for the
+ * last ones, else one horizontal level (the last two whole, the others 1);
+ * with several writers, who hold whole levels, one level deep. */
+static int chunk_shape(tsr__bfile *bf, const tsr__schema *s, int v, const tsr__hints *h,
+                       tsr__berr *err) {
+  const tsr__bvar *bv = &bf->vars[v];
+  zvar *z = &bf->z[v];
+  const tsr__chunks *c = &h->chunks;
+  z->nd = bv->nd;
+  z->nchunks = z->celems = 1;
+  for (int i = 0; i < bv->nd; i++) {
+    int64_t len = bv->shape[i], want, from_end = bv->nd - 1 - i;
+    if (c->n == TSR__CHUNKS_CONTIGUOUS) want = len;
+    else if (c->n > 0) want = from_end < c->n ? c->len[c->n - 1 - from_end] : 1;
+    else want = from_end < 2 ? len : 1;
+    if (want > len) want = len;
+    if (want < 1) want = 1;
+    if (bf->nwriters > 1 && from_end >= 2 && want > 1)
+      return tsr__berr_plain(err, TSR_EHINT, LIB,
+                             "chunks=: %s would get chunks %lld levels deep, but each of the "
+                             "%d writers holds whole horizontal levels, so a chunk must be one "
+                             "level deep (give at most two chunk lengths, or one writer)",
+                             bv->name, (long long)want, bf->nwriters);
+    z->chunk[i] = want;
+    z->grid[i] = len > 0 ? (len + want - 1) / want : 0;
+    z->nchunks *= z->grid[i];
+    z->celems *= want;
+  }
+  if ((double)z->celems * (double)bv->esize > 2147483647.0)
+    return tsr__berr_plain(err, TSR_EHINT, LIB, "a chunk of %s would hold %.0f bytes, more than "
+                           "2 GiB; give smaller chunks=", bv->name,
+                           (double)z->celems * (double)bv->esize);
+  tsr__var_fill(s, v, z->fill);
+  return 0;
+}
+
+/* What this backend cannot write, found on every rank alike (same schema,
+ * same hints), before anything is made. */
+static int refuse(tsr__bfile *bf, const tsr__schema *s, const tsr__hints *h, tsr__berr *err) {
+  if (h->zstd > 0 && h->deflate > 0)
+    return tsr__berr_plain(err, TSR_EHINT, LIB, "zstd= and deflate= together: a Zarr array "
+                           "takes one compressor; give one of them");
+  if (h->zstd > 0 && !tsr__zarr_zstd_built())
+    return tsr__berr_plain(err, TSR_ENOTBUILT, LIB, "zstd=%d: this library was built without "
+                           "libzstd (install libzstd-dev and rebuild, or use deflate=)", h->zstd);
+  if ((h->set & TSR__H_SHUFFLE) && h->shuffle)
+    return tsr__berr_plain(err, TSR_EHINT, LIB, "shuffle=1: the byte shuffle is no Zarr v3 core "
+                           "codec; leave it out (docs/zarr.md)");
+  if (h->stage_dir[0])
+    return tsr__berr_plain(err, TSR_EHINT, LIB, "stage_dir: a Zarr store is a directory tree, "
+                           "which the stage's drain does not copy; write it in place");
+  if (tsr__att_find(s->gatts, s->ngatts, "tessera_split_rank"))
+    return tsr__berr_plain(err, TSR_EHINT, LIB, "strategy=split: every rank would write a "
+                           "store of its own tile; use serial, aggregate or servers");
+  for (int v = 0; v < s->nvars; v++) {
+    const tsr__var *var = &s->vars[v];
+    const char *n = var->name;
+    if (!tsr__zarr_dtype(var->type))
+      return tsr__berr_plain(err, TSR_ETYPE, LIB, "%s: no Zarr data type for type %d", n,
+                             (int)var->type);
+    if (!n[0] || !strcmp(n, ".") || !strcmp(n, "..") || !strncmp(n, "__", 2) ||
+        !strcmp(n, "zarr.json") || strchr(n, '/'))
+      return tsr__berr_plain(err, TSR_EINVAL, LIB, "variable name '%s' cannot name a Zarr "
+                             "array (empty, '.', '..', '__...', 'zarr.json' or with '/')", n);
+    if ((var->quantize_set ? var->quantize_mode : h->quantize.mode) != TSR__QUANTIZE_NONE)
+      return tsr__berr_plain(err, TSR_EHINT, LIB, "quantize (%s): Tessera's Zarr stores "
+                             "carry no lossy codec; leave quantize out", n);
+    int rc = chunk_shape(bf, s, v, h, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* Rank 0 lays the store out: a fresh temporary (what a killed run left is
+ * removed), the root group's document, a directory per array. */
+static int make_store(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
+  if (bf->final && !replaceable(bf->final))
+    return tsr__berr_plain(err, TSR_EACCES, LIB, "%s exists and is not a Zarr store; remove it "
+                           "or write elsewhere", bf->final);
+  errno = 0;
+  if (rm_tree(bf->path) != 0 || mkdir(bf->path, 0777) != 0)
+    return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot create %s: %s",
+                           bf->path, strerror(errno));
+  tsr__zjson j = {0};
+  char p[ZPATH];
+  int rc = tsr__zarr_group_json(s, &j);
+  snprintf(p, sizeof p, "%s/zarr.json", bf->path);
+  if (rc) rc = tsr__berr_plain(err, rc, LIB, "out of memory (%s)", p);
+  else rc = write_file(p, j.s, j.len, err);
+  tsr__zjson_free(&j);
+  for (int v = 0; v < s->nvars && !rc; v++) {
+    snprintf(p, sizeof p, "%s/%s", bf->path, s->vars[v].name);
+    rc = make_dir(p, err);
+    snprintf(p, sizeof p, "%s/%s/c", bf->path, s->vars[v].name);
+    if (!rc && s->vars[v].ndims > 0) rc = make_dir(p, err); /* a scalar's one chunk is c */
+  }
+  if (!rc && tsr__schema_pack(s, &bf->schema, &bf->schema_len))
+    rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
+  return rc;
+}
+
+/* Every writer returns the same status; a writer that did not fail itself
+ * names the failure as another's. */
+static int agree(tsr__bfile *bf, int rc, const char *what, tsr__berr *err) {
+  if (bf->comm == MPI_COMM_NULL) return rc;
+  int all = rc;
+  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, bf->comm) != MPI_SUCCESS)
+    return rc ? rc : tsr__berr_plain(err, TSR_EMPI, LIB, "writers could not agree (%s)", what);
+  if (all && !rc) tsr__berr_plain(err, all, LIB, "another writer failed: %s %s", what, bf->path);
+  return all;
+}
+
+static int tsr__zarr_create(MPI_Comm comm, const char *path, const tsr__schema *s,
+                            const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
+  *out = NULL;
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  if (!bf) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  bf->comm = MPI_COMM_NULL;
+  MPI_Comm_size(comm, &bf->nwriters);
+  MPI_Comm_rank(comm, &bf->rank);
+  int rc = 0;
+  if (bf->nwriters > 1 && MPI_Comm_dup(comm, &bf->comm) != MPI_SUCCESS) {
+    bf->comm = MPI_COMM_NULL;
+    free_file(bf);
+    return tsr__berr_plain(err, TSR_EMPI, LIB, "MPI_Comm_dup failed (path %s)", path);
+  }
+  size_t n = strlen(path), ns = strlen(TSR__TMP_SUFFIX);
+  if (!(bf->path = strdup(path)) || tsr__bvars_from_schema(s, &bf->vars) ||
+      !(bf->z = calloc((size_t)(s->nvars > 0 ? s->nvars : 1), sizeof *bf->z)))
+    rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  else if (n > ns && !strcmp(path + n - ns, TSR__TMP_SUFFIX) && (bf->final = strdup(path)))
+    bf->final[n - ns] = '\0';
+  bf->nvars = s->nvars;
+  bf->zstd = h->zstd;
+  bf->deflate = h->deflate;
+  if (!rc && n > ZMAXPATH)
+    rc = tsr__berr_plain(err, TSR_EACCES, LIB, "store path of %zu bytes: at most %d", n, ZMAXPATH);
+  if (!rc) rc = refuse(bf, s, h, err);
+  if (!rc && bf->rank == 0) rc = make_store(bf, s, err);
+  /* Rank 0's store exists before any writer writes a chunk into it. */
+  rc = agree(bf, rc, "creating", err);
+  if (rc) {
+    if (bf->rank == 0) rm_tree(path); /* our temporary, whatever of it was made */
+    free_file(bf);
+    return rc;
+  }
+  *out = bf;
+  return 0;
+}
+
+/* ---- chunks ---- */
+
+static int squeeze(tsr__bfile *bf, const void *src, size_t n, size_t *len, tsr__berr *err) {
+  char why[128] = "";
+  if (bf->zstd > 0) {
+    if (tsr__zarr_zstd(src, n, bf->zstd, &bf->out, &bf->outcap, len, why, sizeof why))
+      return tsr__berr_plain(err, TSR_EIO, LIB, "zstd: %s (%s)", why, bf->path);
+    return 0;
+  }
+  /* gzip (a gzip header with no time or name: the same bytes every run). */
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, bf->deflate, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "zlib: deflateInit2 failed (%s)", bf->path);
+  size_t need = deflateBound(&z, (uLong)n) + 32;
+  unsigned char *p = need > bf->outcap ? realloc(bf->out, need) : bf->out;
+  if (!p) {
+    deflateEnd(&z);
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
+  }
+  if (need > bf->outcap) bf->out = p, bf->outcap = need;
+  z.next_in = (Bytef *)src;
+  z.avail_in = (uInt)n;
+  z.next_out = bf->out;
+  z.avail_out = (uInt)bf->outcap;
+  int st = deflate(&z, Z_FINISH);
+  *len = z.total_out;
+  deflateEnd(&z);
+  return st == Z_STREAM_END ? 0
+                            : tsr__berr_plain(err, TSR_EIO, LIB, "zlib: deflate failed (%s)",
+                                              bf->path);
+}
+
+/* Encode chunk @p ci of @p f (little-endian bytes, then the compressor) and
+ * write it as <var>/c/<t>/<k>/<j>/<i>; the chunk is freed either way. */
+static int write_chunk(tsr__bfile *bf, zframe *f, int64_t ci, tsr__berr *err) {
+  const tsr__bvar *v = &bf->vars[f->varid];
+  const zvar *z = &bf->z[f->varid];
+  zchunk *c = f->c[ci];
+  size_t n = (size_t)z->celems * v->esize;
+  const uint16_t one = 1;
+  if (*(const unsigned char *)&one == 0 && v->esize > 1) /* a big-endian host */
+    for (size_t i = 0; i < n; i += v->esize)
+      for (size_t a = 0, b = v->esize - 1; a < b; a++, b--) {
+        unsigned char t = c->data[i + a];
+        c->data[i + a] = c->data[i + b], c->data[i + b] = t;
+      }
+  const void *bytes = c->data;
+  size_t len = n;
+  int rc = bf->zstd > 0 || bf->deflate > 0 ? squeeze(bf, c->data, n, &len, err) : 0;
+  if (bf->zstd > 0 || bf->deflate > 0) bytes = bf->out;
+  /* The key: the chunk's coordinates, record first, slowest first; the
+   * directories above the last one made once (the writer moves along them). */
+  int64_t key[TSR_MAX_DIMS + 1], rest = ci;
+  int ncoord = (v->is_record ? 1 : 0) + z->nd;
+  for (int i = z->nd - 1; i >= 0; i--) {
+    key[ncoord - z->nd + i] = rest % z->grid[i];
+    rest /= z->grid[i];
+  }
+  if (v->is_record) key[0] = f->frame;
+  char p[ZPATH];
+  int w = snprintf(p, sizeof p, "%s/%s/c", bf->path, v->name);
+  for (int i = 0; i + 1 < ncoord; i++)
+    w += snprintf(p + w, sizeof p - (size_t)w, "/%lld", (long long)key[i]);
+  if (!rc && ncoord > 1 && strcmp(p, bf->lastdir) != 0) {
+    for (char *s = p + strlen(bf->path) + strlen(v->name) + 3; !rc && (s = strchr(s, '/')); s++) {
+      *s = '\0';
+      rc = make_dir(p, err);
+      *s = '/';
+    }
+    if (!rc && !(rc = make_dir(p, err))) snprintf(bf->lastdir, sizeof bf->lastdir, "%s", p);
+  }
+  if (ncoord > 0) snprintf(p + w, sizeof p - (size_t)w, "/%lld", (long long)key[ncoord - 1]);
+  if (!rc) rc = write_file(p, bytes, len, err);
+  bf->pending -= (int64_t)n;
+  free(c->data);
+  free(c);
+  f->c[ci] = NULL;
+  f->live--;
+  return rc;
+}
+
+/* The chunks of @p varid at @p frame, made on the first block of either. */
+static zframe *frame_of(tsr__bfile *bf, int varid, int64_t frame) {
+  for (int i = 0; i < bf->nfr; i++)
+    if (bf->fr[i].varid == varid && bf->fr[i].frame == frame) return &bf->fr[i];
+  if (bf->nfr == bf->frcap) {
+    int cap = bf->frcap ? 2 * bf->frcap : 16;
+    zframe *p = realloc(bf->fr, (size_t)cap * sizeof *p);
+    if (!p) return NULL;
+    bf->fr = p;
+    bf->frcap = cap;
+  }
+  zframe *f = &bf->fr[bf->nfr];
+  f->c = calloc((size_t)bf->z[varid].nchunks, sizeof *f->c);
+  if (!f->c) return NULL;
+  f->varid = varid;
+  f->frame = frame;
+  f->live = 0;
+  bf->nfr++;
+  return f;
+}
+
+/* Frames with no chunk in progress are let go (their slot table too). */
+static void drop_idle(tsr__bfile *bf) {
+  int k = 0;
+  for (int i = 0; i < bf->nfr; i++) {
+    if (bf->fr[i].live == 0) free(bf->fr[i].c);
+    else bf->fr[k++] = bf->fr[i];
+  }
+  bf->nfr = k;
+}
+
+/* Chunk @p ci of @p f, made fill-initialised with the count of its points
+ * inside the array (edge chunks hold fewer). */
+static zchunk *chunk_of(tsr__bfile *bf, zframe *f, int64_t ci) {
+  if (f->c[ci]) return f->c[ci];
+  const zvar *z = &bf->z[f->varid];
+  size_t es = bf->vars[f->varid].esize;
+  zchunk *c = calloc(1, sizeof *c);
+  if (!c || !(c->data = malloc((size_t)z->celems * es))) return free(c), NULL;
+  for (int64_t i = 0; i < z->celems; i++) memcpy(c->data + i * (int64_t)es, z->fill, es);
+  c->need = 1;
+  int64_t rest = ci;
+  for (int i = z->nd - 1; i >= 0; i--) {
+    int64_t g = rest % z->grid[i], left = bf->vars[f->varid].shape[i] - g * z->chunk[i];
+    rest /= z->grid[i];
+    c->need *= left < z->chunk[i] ? left : z->chunk[i];
+  }
+  f->c[ci] = c;
+  f->live++;
+  bf->pending += z->celems * (int64_t)es;
+  return c;
+}
+
+static int tsr__zarr_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                                 const int64_t count[], const void *buf, tsr__memview mem,
+                                 tsr__berr *err) {
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
+  if (rc) return rc;
+  int64_t n = tsr__block_elems(v->nd, count);
+  if (n == 0) return 0;
+  if (!v->is_record) frame = 0;
+  else if (frame + 1 > bf->nrec) bf->nrec = frame + 1;
+  const unsigned char *src = buf;
+  if (mem.mshape) {
+    if ((size_t)n * v->esize > bf->scratch_cap) {
+      void *p = realloc(bf->scratch, (size_t)n * v->esize);
+      if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %s", v->name);
+      bf->scratch = p;
+      bf->scratch_cap = (size_t)n * v->esize;
+    }
+    tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
+    src = bf->scratch;
+  }
+  const zvar *z = &bf->z[varid];
+  zframe *f = frame_of(bf, varid, frame);
+  if (!f) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", v->name);
+  /* Walk the block by rows of its fastest dimension (a scalar is one row of
+   * one), cutting each row where chunks meet. */
+  int nd = v->nd > 0 ? v->nd : 1;
+  int64_t one = 1, zero = 0;
+  const int64_t *cnt = v->nd > 0 ? count : &one, *st = v->nd > 0 ? start : &zero;
+  const int64_t *clen = v->nd > 0 ? z->chunk : &one, *grid = v->nd > 0 ? z->grid : &one;
+  int64_t idx[TSR_MAX_DIMS] = {0}, rows = n / cnt[nd - 1], q = 0;
+  size_t es = v->esize;
+  for (int64_t r = 0; r < rows && !rc; r++) {
+    int64_t cbase = 0, obase = 0; /* chunk index and offset in it, leading dims */
+    for (int i = 0; i < nd - 1; i++) {
+      int64_t g = st[i] + idx[i];
+      cbase = cbase * grid[i] + g / clen[i];
+      obase = obase * clen[i] + g % clen[i];
+    }
+    for (int64_t x = st[nd - 1], end = x + cnt[nd - 1]; x < end && !rc;) {
+      int64_t cx = x / clen[nd - 1], ox = x % clen[nd - 1];
+      int64_t seg = clen[nd - 1] - ox < end - x ? clen[nd - 1] - ox : end - x;
+      int64_t ci = cbase * grid[nd - 1] + cx;
+      zchunk *c = chunk_of(bf, f, ci);
+      if (!c) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory for a chunk of %s",
+                                     v->name);
+      memcpy(c->data + (obase * clen[nd - 1] + ox) * (int64_t)es, src + q * (int64_t)es,
+             (size_t)seg * es);
+      c->nseen += seg;
+      if (c->nseen >= c->need) rc = write_chunk(bf, f, ci, err);
+      x += seg;
+      q += seg;
+    }
+    for (int i = nd - 2; i >= 0 && ++idx[i] == cnt[i]; i--) idx[i] = 0;
+  }
+  if (f->live == 0) drop_idle(bf);
+  return rc;
+}
+
+static int64_t tsr__zarr_pending_bytes(const tsr__bfile *bf) { return bf->pending; }
+
+/* Every complete chunk is written already; a chunk still in progress waits
+ * for its other points (a flush cannot write part of a chunk). */
+static int tsr__zarr_flush(tsr__bfile *bf, tsr__berr *err) {
+  (void)err;
+  drop_idle(bf);
+  return 0;
+}
+
+/* Rank 0, once every writer is done: each array's document with the agreed
+ * record length, then the store that had the final name (if any) moved
+ * aside and removed, so the rename that follows puts the new one there. */
+static int finish_store(tsr__bfile *bf, tsr__berr *err) {
+  tsr__schema s;
+  tsr__schema_init(&s);
+  int rc = tsr__schema_unpack(bf->schema, bf->schema_len, &s);
+  if (rc) return tsr__berr_plain(err, rc, LIB, "cannot unpack the schema (%s)", bf->path);
+  char p[ZPATH], codec[128] = "";
+  if (bf->zstd > 0)
+    snprintf(codec, sizeof codec,
+             "{\"name\": \"zstd\", \"configuration\": {\"level\": %d, \"checksum\": false}}",
+             bf->zstd);
+  else if (bf->deflate > 0)
+    snprintf(codec, sizeof codec, "{\"name\": \"gzip\", \"configuration\": {\"level\": %d}}",
+             bf->deflate);
+  for (int v = 0; v < s.nvars && !rc; v++) {
+    int64_t chunk[TSR_MAX_DIMS];
+    int first = s.vars[v].is_record ? 1 : 0;
+    chunk[0] = 1;
+    for (int i = 0; i < bf->z[v].nd; i++) chunk[first + i] = bf->z[v].chunk[i];
+    tsr__zjson j = {0};
+    if (tsr__zarr_array_json(&s, v, bf->nrec, chunk, codec, &j))
+      rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
+    snprintf(p, sizeof p, "%s/%s/zarr.json", bf->path, s.vars[v].name);
+    if (!rc) rc = write_file(p, j.s, j.len, err);
+    tsr__zjson_free(&j);
+  }
+  tsr__schema_free(&s);
+  struct stat sb;
+  if (!rc && bf->final && lstat(bf->final, &sb) == 0) {
+    snprintf(p, sizeof p, "%s%s", bf->final, REPLACED);
+    errno = 0;
+    if (rm_tree(p) != 0 || rename(bf->final, p) != 0)
+      return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot move the old store "
+                             "%s aside: %s", bf->final, strerror(errno));
+    rm_tree(p);
+  }
+  return rc;
+}
+
+static int tsr__zarr_close(tsr__bfile *bf, tsr__berr *err) {
+  if (!bf) return 0;
+  int rc = 0;
+  for (int i = 0; i < bf->nfr && !rc; i++)
+    for (int64_t c = 0; c < bf->z[bf->fr[i].varid].nchunks && !rc; c++)
+      if (bf->fr[i].c[c])
+        rc = tsr__berr_plain(err, TSR_EINVAL, LIB, "%s frame %lld: a chunk got %lld of its %lld "
+                             "points; every point must be written once (no decomposition "
+                             "holes) (path %s)", bf->vars[bf->fr[i].varid].name,
+                             (long long)bf->fr[i].frame, (long long)bf->fr[i].c[c]->nseen,
+                             (long long)bf->fr[i].c[c]->need, bf->path);
+  if (bf->comm != MPI_COMM_NULL &&
+      MPI_Allreduce(MPI_IN_PLACE, &bf->nrec, 1, MPI_INT64_T, MPI_MAX, bf->comm) != MPI_SUCCESS)
+    rc = rc ? rc : tsr__berr_plain(err, TSR_EMPI, LIB, "writers could not agree on the record "
+                                   "count (%s)", bf->path);
+  rc = agree(bf, rc, "writing", err);
+  if (!rc && bf->rank == 0) rc = finish_store(bf, err);
+  rc = agree(bf, rc, "closing", err);
+  /* A failed store goes now: the API layer's removal takes files and flat
+   * directories only. */
+  if (rc && bf->rank == 0) rm_tree(bf->path);
+  free_file(bf);
+  return rc;
+}
+
+static void tsr__zarr_abort(tsr__bfile *bf, const char *path) {
+  if (!bf) return;
+  /* Removed once every writer has stopped writing into it. */
+  if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
+  if (bf->rank == 0) rm_tree(path ? path : bf->path);
+  if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
+  free_file(bf);
+}
+
+const tsr__backend_ops tsr__backend_zarr = {
+    .version = TSR__BACKEND_VERSION,
+    .name = "zarr",
+    .parallel = 1, /* one writer or several, each writing whole chunks */
+    .whole_levels = 1,
+    .create = tsr__zarr_create,
+    .write_block = tsr__zarr_write_block,
+    .pending_bytes = tsr__zarr_pending_bytes,
+    .flush = tsr__zarr_flush,
+    .close = tsr__zarr_close,
+    .abort = tsr__zarr_abort,
+    .file_info = NULL,
+    .block_offset = NULL,
+    .open = NULL, /* read a store with zarr-python or xarray (docs/zarr.md) */
+    .read_block = NULL,
+    .num_records = NULL,
+};
