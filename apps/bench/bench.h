@@ -7,10 +7,13 @@
  *   schema.c          the in-memory schema (dims, vars, attributes) and resizing
  *   schema_default.c  the default WRF-like field set
  *   schema_cdl.c      --schema FILE.cdl: ncgen + NetCDF inquiry
- *   fields.c          process grid, tiles, Tessera decompositions, model arrays
+ *   grid.c            process grid and the tile cut rule (bench_tile)
+ *   fields.c          Tessera decompositions and model arrays per shape
+ *   shape.c           walking a shape's points: rows, offsets, (k, j, i)
  *   atmosphere.c      the physical state: a standard atmosphere in WRF units
  *   kernel.c          stencil kernel and halo exchange
  *   output.c          history files through Tessera
+ *   schedule.c        when output happens: steps, output indices, dates
  *   plain.c           --plain: the same files without Tessera (plain_pnetcdf.c)
  *   restart.c         restart and input files: the model state, written and read back
  *   check.c           check values and the read-back verification

@@ -8,61 +8,6 @@
 
 #include "bench.h"
 
-int bench_grid_setup(bench_grid *g, MPI_Comm comm, const bench_config *c, char *err,
-                     size_t errlen) {
-  memset(g, 0, sizeof *g);
-  g->comm = comm;
-  MPI_Comm_rank(comm, &g->rank);
-  MPI_Comm_size(comm, &g->size);
-  int px = c->px, py = c->py;
-  if (px && py) {
-    if (px * py != g->size) {
-      snprintf(err, errlen, "process grid %d x %d does not match %d model ranks", px, py, g->size);
-      return -1;
-    }
-  } else if (px || py) {
-    int given = px ? px : py;
-    if (g->size % given != 0) {
-      snprintf(err, errlen, "%s = %d does not divide %d model ranks", px ? "px" : "py", given,
-               g->size);
-      return -1;
-    }
-    if (px)
-      py = g->size / px;
-    else
-      px = g->size / py;
-  } else {
-    int dims[2] = {0, 0};
-    MPI_Dims_create(g->size, 2, dims); /* dims[0] >= dims[1] */
-    px = c->nx >= c->ny ? dims[0] : dims[1];
-    py = c->nx >= c->ny ? dims[1] : dims[0];
-  }
-  if (px > c->nx || py > c->ny) {
-    snprintf(err, errlen, "process grid %d x %d is larger than the domain %d x %d", px, py, c->nx,
-             c->ny);
-    return -1;
-  }
-  g->px = px;
-  g->py = py;
-  g->cx = g->rank % px;
-  g->cy = g->rank / px;
-  g->west = g->cx > 0 ? g->rank - 1 : MPI_PROC_NULL;
-  g->east = g->cx < px - 1 ? g->rank + 1 : MPI_PROC_NULL;
-  g->south = g->cy > 0 ? g->rank - px : MPI_PROC_NULL;
-  g->north = g->cy < py - 1 ? g->rank + px : MPI_PROC_NULL;
-  g->nx = c->nx;
-  g->ny = c->ny;
-  g->nz = c->nz;
-  return 0;
-}
-
-void bench_tile(int64_t n, int p, int c, int stag, int64_t *start, int64_t *count) {
-  int64_t base = n / p, rem = n % p;
-  *start = c * base + (c < rem ? c : rem);
-  *count = base + (c < rem ? 1 : 0);
-  if (stag && c == p - 1) *count += 1;
-}
-
 /* Non-record dimensions of a variable. */
 static int var_dims(const bench_schema *s, const bench_var *v, int dimids[]) {
   int first = bench_var_is_record(s, v) ? 1 : 0, n = 0;
@@ -310,54 +255,6 @@ void bench_fields_free(bench_run *run) {
   run->shapes = NULL;
   run->scratch = NULL;
   run->nfields = run->nshapes = 0;
-}
-
-void bench_shape_rows(const bench_shape *sh, int tile_only, bench_row_fn fn, void *arg) {
-  if (sh->ncells >= 0) {
-    bench_cells_rows(sh, fn, arg);
-    return;
-  }
-  int nd = sh->ndims;
-  int64_t lo[TSR_MAX_DIMS], cnt[TSR_MAX_DIMS], idx[TSR_MAX_DIMS];
-  for (int d = 0; d < nd; d++) {
-    lo[d] = tile_only ? sh->start[d] : sh->mstart[d];
-    cnt[d] = tile_only ? sh->count[d] : sh->mcount[d];
-    if (cnt[d] <= 0) return;
-    idx[d] = lo[d];
-  }
-  for (;;) {
-    /* Rows run along the last file dimension, which is the fastest in
-     * memory in either order (XZY keeps x innermost). */
-    int64_t moff = 0;
-    for (int d = 0; d < nd; d++) moff += (idx[d] - sh->mstart[d]) * sh->mstride[d];
-    fn(arg, sh, moff, idx, cnt[nd - 1]);
-    int d = nd - 2;
-    for (; d >= 0; d--) {
-      if (++idx[d] < lo[d] + cnt[d]) break;
-      idx[d] = lo[d];
-    }
-    if (d < 0) return;
-  }
-}
-
-int64_t bench_shape_offset(const bench_shape *sh, const int64_t gidx[]) {
-  if (sh->ncells >= 0) return bench_cells_offset(sh, gidx);
-  int64_t off = 0;
-  for (int d = 0; d < sh->ndims; d++) {
-    if (gidx[d] < sh->start[d] || gidx[d] >= sh->start[d] + sh->count[d]) return -1;
-    off += (gidx[d] - sh->mstart[d]) * sh->mstride[d];
-  }
-  return off;
-}
-
-void bench_shape_kji(const bench_shape *sh, const int64_t gidx[], int64_t *k, int64_t *j,
-                     int64_t *i) {
-  int64_t kk = 0;
-  for (int d = 0; d < sh->ndims; d++)
-    if (d != sh->xdim && d != sh->ydim) kk = kk * sh->gsize[d] + gidx[d];
-  *k = kk;
-  *j = sh->ydim >= 0 ? gidx[sh->ydim] : 0;
-  *i = sh->xdim >= 0 ? gidx[sh->xdim] : 0;
 }
 
 void bench_fields_init(bench_run *run) {

@@ -14,7 +14,7 @@
 #include "backend/backend_block.h"
 #include "tessera.h"
 #include "tier/safe_names.h"
-#include "tier/stage.h" /* tsr__write_full, tsr__tier_errno_code */
+#include "tier/fs.h" /* tsr__write_full, tsr__tier_errno_code */
 
 struct tsr__bfile {
   char *dir;

@@ -283,6 +283,18 @@ done:
   return agreed;
 }
 
+/* The parts a decomposition beyond one box adds (decomp_map.c builds them);
+ * here, with tsr_decomp_free, so that freeing calls nothing above it. */
+void tsr__decomp_free_extra(tsr_decomp *d) {
+  if (d->canon) tsr_decomp_free(&d->canon);
+  free(d->spans);
+  free(d->perm);
+  free(d->runs);
+  d->perm = NULL;
+  d->spans = NULL;
+  d->runs = NULL;
+}
+
 void tsr_decomp_free(tsr_decomp **d) {
   if (!d || !*d) return;
   tsr__plans_free((*d)->plans);

@@ -94,40 +94,6 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   return 0;
 }
 
-void tsr__file_sink(tsr_file *f, tsr__sink *s) {
-  tsr__sink_init(s, f->backend, &f->hints, &f->st, &f->berr);
-}
-
-int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
-  *out = NULL;
-  if (!path || !path[0]) return TSR_EINVAL;
-  tsr_file *f = calloc(1, sizeof *f);
-  if (!f) return TSR_ENOMEM;
-  f->ctx = ctx;
-  f->lock_fd = -1;
-  tsr__schema_init(&f->schema);
-  tsr__hints_defaults(&f->hints);
-  tsr__fstats_init(&f->st, 1 << 20);
-  *out = f;
-  f->path = strdup(path);
-  if (!f->path) return TSR_ENOMEM;
-  int rc = tsr__hints_resolve(ctx->init_hints, hints, path, &f->hints, f->berr.message,
-                              sizeof f->berr.message);
-  if (rc) f->berr.code = rc;
-  return rc;
-}
-
-void tsr__file_free(tsr_file *f) {
-  if (!f) return;
-  tsr__deflog_free(&f->deflog);
-  tsr__lock_release(f->path, &f->lock_fd);
-  tsr__schema_free(&f->schema);
-  free(f->reader);
-  free(f->pack);
-  free(f->path);
-  free(f);
-}
-
 int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
   tsr__set_last_error("");
@@ -222,15 +188,6 @@ int tsr_def_var(tsr_file *f, const char *name, tsr_type type, int ndims, const i
   h = tsr__fnv(h, &ndims, sizeof ndims);
   if (dimids && ndims > 0 && ndims <= TSR_MAX_DIMS) h = tsr__fnv(h, dimids, (size_t)ndims * sizeof *dimids);
   TSR_LEAVE(f, define_done(f, type_reason(f, rc, type, name), h, "tsr_def_var", name));
-}
-
-int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d) {
-  int64_t shape[TSR_MAX_DIMS];
-  int nd = tsr__var_shape(&f->schema, varid, shape);
-  if (d->ctx != f->ctx || d->ndims != nd) return 0;
-  for (int i = 0; i < nd; i++)
-    if (d->gsize[i] != shape[i]) return 0;
-  return 1;
 }
 
 /* Flat decompositions (elements that form no box on some rank) reach only

@@ -21,6 +21,18 @@
 
 #include "server/server_state.h"
 
+/* What the server's own buffers hold. Here, below server_writer.c and
+ * server_loop.c, which call it too, since assembling grows the slab. The
+ * backend's buffered bytes are not added: only the sink may ask a backend,
+ * and it has no call for it yet; they are held to bound/2 by the drain rule
+ * (tsr__srv_open). */
+void tsr__srv_note_memory(tsr__srv_server *s) {
+  /* Concentrators: the bundles held since the last note count too (the
+   * buffers only grow, so their sum with that peak bounds what was held). */
+  int64_t held = s->in.cap + s->slab.cap + tsr__tp_held(&s->tp);
+  if (held > s->peak) s->peak = held;
+}
+
 /* Is sub-box x one contiguous run inside box b (C order)? Then its piece can
  * be received straight into the slab, at element *offset. */
 static int contiguous_in(int nd, const tsr__box *x, const tsr__box *b, int64_t *offset) {

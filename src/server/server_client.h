@@ -71,7 +71,8 @@ void tsr__srv_client_free(tsr__srv_client *cl);
 int tsr__srv_handoff_put(tsr__srv_client *cl, tsr__srv_cfile *cf, const tsr__hints *hints,
                          const tsr__wire_hdr *h, const struct tsr_decomp *d, const void *buf,
                          size_t esize, int f64);
-/* The error header that completes a round this rank could not hand over. */
+/* The error header that completes a round this rank could not hand over
+ * (server_handoff_header.c, with tsr__srv_send_control). */
 int tsr__srv_send_failed(tsr__srv_client *cl, const tsr__wire_hdr *h0, int err, int dest);
 /* How a tile's values go on the wire (tsr_put_typed: double memory, float
  * variable): as they are, converted to float here, or as doubles that the

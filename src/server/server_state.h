@@ -79,7 +79,8 @@ int tsr__srv_putg(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
 int tsr__srv_flush(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 /* Record the memory this server holds now for data in flight (its receive
- * and slab buffers; backend buffers are held to bound/2 apart) in s->peak. */
+ * and slab buffers; backend buffers are held to bound/2 apart) in s->peak.
+ * Defined in server_assemble.c, below its three callers. */
 void tsr__srv_note_memory(tsr__srv_server *s);
 /* The oldest file still open on this server, or -1. */
 int tsr__srv_first_open(const tsr__srv_server *s);

@@ -26,16 +26,6 @@ static tsr__srv_file *find(tsr__srv_server *s, int id) {
   return NULL;
 }
 
-/* What the server's own buffers hold. The backend's buffered bytes are not
- * added: only the sink may ask a backend, and it has no call for it yet;
- * they are held to bound/2 by the drain rule (tsr__srv_open). */
-void tsr__srv_note_memory(tsr__srv_server *s) {
-  /* Concentrators: the bundles held since the last note count too (the
-   * buffers only grow, so their sum with that peak bounds what was held). */
-  int64_t held = s->in.cap + s->slab.cap + tsr__tp_held(&s->tp);
-  if (held > s->peak) s->peak = held;
-}
-
 double tsr__srv_writer_total(const tsr__srv_server *s) {
   double w = s->writer_s;
   for (const tsr__srv_file *sf = s->files; sf; sf = sf->next) w += sf->st.writer_s;

@@ -2,6 +2,13 @@
 
 #include <stdlib.h>
 
+/* The sink of a file's strategy (or reader): the file's backend, hints,
+ * statistics and error slot. Here, with the strategies that call it, rather
+ * than with the file handle, so that they call nothing above them. */
+void tsr__file_sink(tsr_file *f, tsr__sink *s) {
+  tsr__sink_init(s, f->backend, &f->hints, &f->st, &f->berr);
+}
+
 int tsr__xbufs_fit(tsr__xbufs *b, const tsr__plan *plan, int is_writer) {
   int rc = tsr__grow(&b->send, &b->send_cap, plan->max_send_bytes > 0 ? plan->max_send_bytes : 1);
   if (!rc && is_writer) {

@@ -20,6 +20,7 @@
 #include "core/stats.h"
 #include "tessera.h"
 #include "tier/drain_convert.h"
+#include "tier/fs.h"
 #include "tier/safe_names.h"
 #include "tier/stage.h"
 

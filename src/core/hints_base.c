@@ -1,0 +1,39 @@
+/* The hint values every layer needs without the parser (contract in
+ * core/hints.h): the defaults and the size syntax ("64m"). They sit below
+ * everyone in a file of their own, apart from hints.c: the parser asks the
+ * strategy, backend and transport registries whether a name exists, so it
+ * is an API-level piece, while the registries, the servers' writer, the
+ * statistics and the backends only need these two. */
+#include "core/hints.h"
+
+#include <stdint.h>
+#include <string.h>
+
+int tsr__parse_size(const char *s, int64_t *out) {
+  if (!s || !out || *s < '0' || *s > '9') return -1;
+  int64_t v = 0;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    int d = *s - '0';
+    if (v > (INT64_MAX - d) / 10) return -1;
+    v = v * 10 + d;
+  }
+  int shift = 0;
+  switch (*s) {
+  case 'k': case 'K': shift = 10; s++; break;
+  case 'm': case 'M': shift = 20; s++; break;
+  case 'g': case 'G': shift = 30; s++; break;
+  default: break;
+  }
+  if (*s != '\0' || v > (INT64_MAX >> shift)) return -1;
+  *out = v << shift;
+  return 0;
+}
+
+void tsr__hints_defaults(tsr__hints *h) {
+  memset(h, 0, sizeof *h);
+  h->format = 2;
+  h->slab_bytes = (int64_t)64 << 20;
+  h->buffer_bytes = (int64_t)128 << 20;
+  h->strict = 1;
+  h->frames_per_outfile = 1;
+}
