@@ -60,6 +60,12 @@ endif()
 if(TESSERA_HAVE_ECCODES)
   list(APPEND _tsr_priv ${ECCODES_LIBRARY})
 endif()
+if(TESSERA_HAVE_ZARR) # format=zarr: zlib (gzip codec) and libzstd (zstd=)
+  list(APPEND _tsr_priv ${ZLIB_LIBRARIES})
+  if(TESSERA_HAVE_ZSTD)
+    list(APPEND _tsr_priv ${ZSTD_LIBRARY})
+  endif()
+endif()
 tsr_link_flags(TESSERA_PRIVATE_LIBS ${_tsr_priv} -lm)
 
 # Programs linked with pkg-config or tessera-config flags find a shared

@@ -2,7 +2,9 @@
 process count: the issue's figures for the formats models ship.
 
 Every repeat runs each (strategy, format) pair once on the demo's case
-(NetCDF-4 with and without deflate=1 for each strategy, CDF-2 for serial)
+(NetCDF-4 with and without deflate=1 for each strategy, CDF-2 for serial;
+Zarr v3 stores with no codec, gzip level 1 (NetCDF-4's deflate=1 compressor)
+and zstd level 1 for each strategy, unless --no-zarr or not built)
 (history only), in reversed order on every other repeat so that a slow spell
 of the machine hits every side, and measures the history files' size on disk.
 The table shows, per pair, the median blocked output time and its spread
@@ -11,7 +13,8 @@ ratios of the same repeat with their spread:
 
 - size of NetCDF-4 deflate=1 / size of CDF-2 (serial's files),
 - blocked time with deflate=1 / the same strategy's uncompressed NetCDF-4,
-- serial compressed / aggregate compressed, next to aggregate's writer count.
+- serial compressed / aggregate compressed, next to aggregate's writer count,
+- Zarr's sizes and blocked times next to NetCDF-4's with the same compressor.
 
 Below them, "what the targets need" (formats_bounds.py): the same run's
 medians put into a model of compression as CPU work split over the ranks
@@ -62,7 +65,16 @@ FORMATS = {
     # deflate=1 shuffles: the library's default with a compressor, as WRF's.
     "netcdf4-deflate1": "format=netcdf4:deflate=1",
     "netcdf4-deflate1-noshuffle": "format=netcdf4:deflate=1:shuffle=0",
+    # Zarr v3 stores (docs/zarr.md): no codec, NetCDF-4's compressor at its
+    # level (gzip is deflate; Zarr has no shuffle, so deflate=1:shuffle=0 is
+    # the like-for-like NetCDF-4), and zstd at level 1.
+    "zarr": "format=zarr",
+    "zarr-gzip1": "format=zarr:deflate=1",
+    "zarr-zstd1": "format=zarr:zstd=1",
 }
+
+#: The Zarr formats, run for each strategy after NetCDF-4's (--no-zarr: none).
+ZARR = ("zarr", "zarr-gzip1", "zarr-zstd1")
 
 #: The issue's three strategies, with the demo's hints (servers take a rank).
 STRATEGIES = {s: DEMO_STRATEGIES[s] for s in ("serial", "aggregate", "servers")}
@@ -79,9 +91,15 @@ def strategies(aggregators: int, io_tasks: int) -> dict:
 
 
 def history_bytes(files: Path) -> int:
-    """Bytes on disk of the history files a run wrote (wrfout_*; split's
-    per-rank pieces included)."""
-    return sum(p.stat().st_size for p in files.glob("wrfout*") if p.is_file())
+    """Bytes of the history files a run wrote (wrfout_*; split's per-rank
+    pieces included; a Zarr store: the bytes of every file in it)."""
+    total = 0
+    for p in files.glob("wrfout*"):
+        if p.is_dir() and not p.is_symlink():
+            total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+        elif p.is_file():
+            total += p.stat().st_size
+    return total
 
 
 def bench_argv(case: dict, hints: str, files: Path, json_path: Path, check: bool) -> list:
@@ -92,15 +110,19 @@ def bench_argv(case: dict, hints: str, files: Path, json_path: Path, check: bool
     return argv + (["--check"] if check else [])
 
 
+#: Formats the bench's --check cannot read back (it reads with NetCDF-C).
+UNCHECKED = ("grib2", "zarr")
+
+
 def run_format(mpiexec: str, np: int, bench: str, case: dict, hints: str, out: Path, name: str,
                env: dict, timeout: float, check: bool = True, keep: bool = False) -> dict:
     """One history-only run with `hints`: the bench record plus demo_status,
-    demo_message and file_bytes (the history files on disk). GRIB2 is not
-    read back by the bench's --check (NetCDF), so it runs without."""
+    demo_message and file_bytes (the history files on disk). GRIB2 and Zarr
+    are not read back by the bench's --check (NetCDF), so they run without."""
     files, json_path, log = out / f"{name}-files", out / f"{name}.json", out / f"{name}.log"
     shutil.rmtree(files, ignore_errors=True)
     json_path.unlink(missing_ok=True)
-    check = check and "format=grib2" not in hints
+    check = check and not any(f"format={f}" in hints for f in UNCHECKED)
     rc, stdout, stderr, _ = run_bench(mpiexec, np, bench,
                                       bench_argv(case, hints, files, json_path, check),
                                       env, log, timeout)
@@ -157,6 +179,18 @@ def ratios(runs: dict, writers: int) -> list:
                     paired(runs, sh, de, "file_bytes"), "-"))
         out.append(("serial: blocked deflate=1 (shuffled) / deflate=1 shuffle=0",
                     paired(runs, sh, de, "output_blocked_s"), "-"))
+    if any(x for p, rs in runs.items() if p[1] in ZARR for x in rs):
+        out.append(("size Zarr / CDF-2 (serial's files)",
+                    paired(runs, ("serial", "zarr"), ("serial", "cdf2"), "file_bytes"), "-"))
+        out.append(("size Zarr gzip=1 / NetCDF-4 deflate=1 (serial's files)",
+                    paired(runs, ("serial", "zarr-gzip1"), ("serial", "netcdf4-deflate1"),
+                           "file_bytes"), "-"))
+        for s in ("serial", "aggregate", "servers"):
+            out.append((f"{s}: blocked Zarr / NetCDF-4",
+                        paired(runs, (s, "zarr"), (s, "netcdf4"), "output_blocked_s"), "-"))
+            out.append((f"{s}: blocked Zarr gzip=1 / NetCDF-4 deflate=1",
+                        paired(runs, (s, "zarr-gzip1"), (s, "netcdf4-deflate1"),
+                               "output_blocked_s"), "-"))
     return out
 
 
@@ -198,6 +232,8 @@ def parser() -> argparse.ArgumentParser:
       help=f"tasks of the server group, which compress in parallel ({IO_TASKS})")
     a("--no-shuffle", action="store_true",
       help="add serial with deflate=1:shuffle=0 (deflate=1 shuffles by default, as WRF)")
+    a("--no-zarr", action="store_true",
+      help="leave out the Zarr stores (no codec, gzip=1, zstd=1; skipped when not built)")
     add_case_options(a, CASE)
     add_launch_options(a, 600.0)
     a("--check", action="store_true",
@@ -230,7 +266,8 @@ def main(argv=None) -> int:
     cores = os.cpu_count() or 1
     # CDF-2 for the size ratio only: serial's files are the reference.
     pairs = [("serial", "cdf2")] + [(s, f) for s in hints
-                                    for f in ("netcdf4", "netcdf4-deflate1")]
+                                    for f in ("netcdf4", "netcdf4-deflate1")
+                                    + (() if args.no_zarr else ZARR)]
     if args.no_shuffle:  # one writer's compression is what shuffle changes
         pairs.insert(3, ("serial", "netcdf4-deflate1-noshuffle"))
     runs: dict = {p: [] for p in pairs}
@@ -245,6 +282,8 @@ def main(argv=None) -> int:
                              check=args.check)
             if rec["demo_status"] == "ok":
                 runs[(s, f)].append(rec)
+            elif rec["demo_status"] == "not built" and f in ZARR:
+                runs[(s, f)].append(None)  # a library without Zarr (or zstd): no row
             else:
                 failed.append(rec)
                 runs[(s, f)].append(None)  # keeps the repeats paired
@@ -253,6 +292,8 @@ def main(argv=None) -> int:
                   + (f": {rec['output_blocked_s']:.3f} s blocked, {rec['file_bytes'] / 1e6:.1f} MB"
                      if rec["demo_status"] == "ok" else f": {rec['demo_message']}")
                   + f" (repeat {r + 1}/{args.repeat}{count.left()})", flush=True)
+    pairs = [p for p in pairs if any(runs[p]) or p[1] not in ZARR or
+             any(x.get("name") == f"{p[0]}-{p[1]}" for x in failed)]
     med = medians(runs, args.aggregators, args.io_tasks, case)
     try:
         write_text(out / "results.json", json.dumps(

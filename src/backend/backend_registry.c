@@ -5,6 +5,7 @@
  * Adding a backend: its file, one row here, one line in src/CMakeLists.txt. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend/backend.h"
 #include "backend/log.h"
@@ -54,7 +55,7 @@ static const struct {
     {"pnetcdf", TSR__PNETCDF_OPS, 0, 1, 1, F(2) | F(5), CLASSIC},
     {"netcdf4", &tsr__backend_netcdf4, 1, 1, 1, F(3), NC4},
     {"grib2", TSR__GRIB2_OPS, 1, 1, 0, F(16), 0},
-    {"zarr", TSR__ZARR_OPS, 1, 1, 0, F(17), 0},
+    {"zarr", TSR__ZARR_OPS, 1, 1, 3, F(17), F(17)},
     {"null", &tsr__backend_null, 0, 0, 0, ~0u, 0},
     /* Last, and not a value of the backend= hint: a staged log
      * (stage_format=log, backend/log.h), which tsr_open picks by itself for
@@ -147,6 +148,11 @@ int tsr__backend_write_format(const char *name, int given, int *format) {
  * unreadable (the reader's open then says why). */
 static int sniff_format(const char *path) {
   if (tsr__log_is_log(path)) return TSR__LOG_FORMAT;
+  char doc[4096];
+  struct stat sb;
+  if (path && snprintf(doc, sizeof doc, "%s/zarr.json", path) < (int)sizeof doc &&
+      stat(doc, &sb) == 0 && S_ISREG(sb.st_mode))
+    return 17; /* a Zarr v3 store: a directory with its root document */
   unsigned char m[8] = {0};
   FILE *fp = path ? fopen(path, "rb") : NULL;
   if (!fp) return 0;

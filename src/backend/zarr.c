@@ -49,6 +49,7 @@
 #include "backend/sink.h" /* TSR__TMP_SUFFIX */
 #include "backend/zarr_codec.h"
 #include "backend/zarr_meta.h"
+#include "backend/zarr_read.h"
 
 #define LIB "Zarr"
 #define REPLACED ".replaced" TSR__TMP_SUFFIX
@@ -95,6 +96,7 @@ struct tsr__bfile {
   void *scratch;
   size_t scratch_cap;
   char lastdir[ZPATH]; /* the chunk directory made last */
+  tsr__zreader *rd;    /* a store open for reading (zarr_read.c); NULL when writing */
 };
 
 /* ---- the file system ---- */
@@ -177,6 +179,7 @@ static void free_file(tsr__bfile *bf) {
   free(bf->vars);
   free(bf->path);
   free(bf->final);
+  tsr__zarr_read_free(bf->rd);
   free(bf);
 }
 
@@ -578,6 +581,10 @@ static int finish_store(tsr__bfile *bf, tsr__berr *err) {
 
 static int tsr__zarr_close(tsr__bfile *bf, tsr__berr *err) {
   if (!bf) return 0;
+  if (bf->rd) { /* open for reading: nothing to write */
+    free_file(bf);
+    return 0;
+  }
   int rc = 0;
   for (int i = 0; i < bf->nfr && !rc; i++)
     for (int64_t c = 0; c < bf->z[bf->fr[i].varid].nchunks && !rc; c++)
@@ -603,11 +610,58 @@ static int tsr__zarr_close(tsr__bfile *bf, tsr__berr *err) {
 
 static void tsr__zarr_abort(tsr__bfile *bf, const char *path) {
   if (!bf) return;
+  if (bf->rd) { /* a store open for reading is never removed */
+    free_file(bf);
+    return;
+  }
   /* Removed once every writer has stopped writing into it. */
   if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
   if (bf->rank == 0) rm_tree(path ? path : bf->path);
   if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
   free_file(bf);
+}
+
+/* ---- reading (zarr_read.c) ---- */
+
+/* Every rank of @p comm reads the documents itself (they are small) and the
+ * ranks agree on the result, as a parallel backend's open does. */
+static int tsr__zarr_open(MPI_Comm comm, const char *path, const tsr__hints *h,
+                          tsr__schema *schema_out, tsr__bfile **out, tsr__berr *err) {
+  (void)h;
+  *out = NULL;
+  tsr__bfile *bf = calloc(1, sizeof *bf);
+  int rc = bf ? 0 : tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", path);
+  if (bf) bf->comm = MPI_COMM_NULL;
+  if (!rc) rc = tsr__zarr_read_open(path, schema_out, &bf->rd, err);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  if (size > 1) {
+    int all = rc;
+    if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all = TSR_EMPI;
+    if (all && !rc) {
+      tsr__berr_plain(err, all, LIB, "another rank could not open %s", path);
+      tsr__schema_free(schema_out);
+      tsr__schema_init(schema_out);
+    }
+    rc = all;
+  }
+  if (rc) {
+    free_file(bf);
+    return rc;
+  }
+  *out = bf;
+  return 0;
+}
+
+static int tsr__zarr_read_block_op(tsr__bfile *bf, int varid, int64_t frame,
+                                   const int64_t start[], const int64_t count[], void *buf,
+                                   tsr__memview mem, tsr__berr *err) {
+  if (!bf->rd) return tsr__berr_plain(err, TSR_EMODE, LIB, "%s is open for writing", bf->path);
+  return tsr__zarr_read_block(bf->rd, varid, frame, start, count, buf, mem, err);
+}
+
+static int64_t tsr__zarr_num_records(const tsr__bfile *bf) {
+  return bf->rd ? tsr__zarr_read_records(bf->rd) : bf->nrec;
 }
 
 const tsr__backend_ops tsr__backend_zarr = {
@@ -623,7 +677,7 @@ const tsr__backend_ops tsr__backend_zarr = {
     .abort = tsr__zarr_abort,
     .file_info = NULL,
     .block_offset = NULL,
-    .open = NULL, /* read a store with zarr-python or xarray (docs/zarr.md) */
-    .read_block = NULL,
-    .num_records = NULL,
+    .open = tsr__zarr_open,
+    .read_block = tsr__zarr_read_block_op,
+    .num_records = tsr__zarr_num_records,
 };

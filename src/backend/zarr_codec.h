@@ -15,4 +15,10 @@ int tsr__zarr_zstd_built(void);
 int tsr__zarr_zstd(const void *src, size_t n, int level, unsigned char **out, size_t *cap,
                    size_t *outlen, char *why, size_t whylen);
 
+/* Decompress the zstd frame of @p n bytes at @p src into exactly @p dstlen
+ * bytes at @p dst. 0, or -1 with the reason in @p why (also when the frame
+ * holds another number of bytes). */
+int tsr__zarr_unzstd(const void *src, size_t n, void *dst, size_t dstlen, char *why,
+                     size_t whylen);
+
 #endif

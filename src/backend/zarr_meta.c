@@ -194,10 +194,38 @@ const char *tsr__zarr_dtype(tsr_type t) {
   }
 }
 
+/* The NetCDF layout Zarr has no place for, for Tessera's reader
+ * (zarr_read.c): the dimensions in file order with their lengths (0: the
+ * record dimension), the record dimension's name, the arrays in file order.
+ * xarray hides group attributes whose names start with "_nc". */
+static void layout(tsr__zjson *j, const tsr__schema *s) {
+  raw(j, "\"" TSR__ZARR_LAYOUT_ATT "\": {\"dimensions\": [");
+  const char *rec = NULL;
+  for (int d = 0; d < s->ndims; d++) {
+    raw(j, d ? ", [" : "[");
+    str(j, s->dims[d].name, strlen(s->dims[d].name));
+    fmt(j, ", %lld]", (long long)s->dims[d].len);
+    if (s->dims[d].len == TSR_UNLIMITED) rec = s->dims[d].name;
+  }
+  raw(j, "], \"unlimited\": ");
+  if (rec) str(j, rec, strlen(rec));
+  else raw(j, "null");
+  raw(j, ", \"arrays\": [");
+  for (int v = 0; v < s->nvars; v++) {
+    if (v) raw(j, ", ");
+    str(j, s->vars[v].name, strlen(s->vars[v].name));
+  }
+  raw(j, "]}");
+}
+
 int tsr__zarr_group_json(const tsr__schema *s, tsr__zjson *out) {
   raw(out, "{\n  \"zarr_format\": 3,\n  \"node_type\": \"group\",\n  \"attributes\": ");
   attributes(out, s->gatts, s->ngatts);
-  raw(out, "\n}\n");
+  /* The layout goes last among the attributes: the object is reopened. */
+  out->len--;
+  raw(out, s->ngatts ? ", " : "");
+  layout(out, s);
+  raw(out, "}\n}\n");
   return out->oom ? TSR_ENOMEM : 0;
 }
 

@@ -27,7 +27,13 @@ void tsr__zjson_free(tsr__zjson *j);
  * into strings as it does NetCDF's char arrays); NULL when Zarr has none. */
 const char *tsr__zarr_dtype(tsr_type t);
 
-/* The root group's document: its attributes are the file's global ones. */
+/* The root group attribute that keeps what Zarr cannot say of a NetCDF
+ * file: {"dimensions": [[name, len], ...] (len 0: the record dimension),
+ * "unlimited": name or null, "arrays": [names in file order]}. */
+#define TSR__ZARR_LAYOUT_ATT "_nc_tessera_layout"
+
+/* The root group's document: its attributes are the file's global ones,
+ * then the layout attribute. */
 int tsr__zarr_group_json(const tsr__schema *s, tsr__zjson *out);
 
 /* Variable @p v's document. @p nrec: length of the record dimension;

@@ -30,3 +30,17 @@ int tsr__zarr_zstd(const void *src, size_t n, int level, unsigned char **out, si
   *outlen = r;
   return 0;
 }
+
+int tsr__zarr_unzstd(const void *src, size_t n, void *dst, size_t dstlen, char *why,
+                     size_t whylen) {
+  size_t r = ZSTD_decompress(dst, dstlen, src, n);
+  if (ZSTD_isError(r)) {
+    snprintf(why, whylen, "%s", ZSTD_getErrorName(r));
+    return -1;
+  }
+  if (r != dstlen) {
+    snprintf(why, whylen, "%zu bytes, expected %zu", r, dstlen);
+    return -1;
+  }
+  return 0;
+}

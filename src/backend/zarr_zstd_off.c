@@ -11,3 +11,10 @@ int tsr__zarr_zstd(const void *src, size_t n, int level, unsigned char **out, si
   snprintf(why, whylen, "libzstd was not found when Tessera was built");
   return -1;
 }
+
+int tsr__zarr_unzstd(const void *src, size_t n, void *dst, size_t dstlen, char *why,
+                     size_t whylen) {
+  (void)src, (void)n, (void)dst, (void)dstlen;
+  snprintf(why, whylen, "libzstd was not found when Tessera was built");
+  return -1;
+}

@@ -127,12 +127,12 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert not (out / "serial-files").exists()  # history files removed after verification
     assert (out / "serial.log").exists()
     # Every run starts from the one wrfinput_d01, then resumes from its first restart file.
-    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes [run 1/15] ... done" \
+    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes [run 1/17] ... done" \
         in text
-    # One overall count over every section (input, 5 strategies, 3 staged, 3
+    # One overall count over every section (input, 5 strategies, 3 staged, 5
     # formats, 3 plain), with the time left from the second run on.
-    assert re.search(r"\[1/5\] serial .* \[run 2/15, about \d+ s left\] \.\.\. done", text), text
-    assert "[run 15/15" in text and "[run 16/" not in text
+    assert re.search(r"\[1/5\] serial .* \[run 2/17, about \d+ s left\] \.\.\. done", text), text
+    assert "[run 17/17" in text and "[run 18/" not in text
     log = (out / "direct.log").read_text()
     assert f"--input {out}/input/wrfinput_d01" in log and "--restart-every 30" in log
     assert f"--restart {out}/direct-files/wrfrst_d01_2026-01-01_00_30_00" in log
@@ -169,20 +169,33 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert rows[4] == ["split", "in", "place", "0.700", "0.600", "0.100"]
     assert "final after: from the end of the last step until" in text
     # The fastest strategy (split, in the stand-in) writes one history output per
-    # format; the stand-in's files hold 4, 1.2 and 2 bytes per value.
-    assert re.search(r"\[format 1/3\] classic CDF-2      split on 4 processes \[run 10/15, about "
+    # format; the stand-in's files hold 4, 1.2 and 2 bytes per value (Zarr 4
+    # and, with gzip, 1.25). Zarr's writers hold whole chunks, so its rows take
+    # the best of serial, aggregate and servers (aggregate; servers not built).
+    assert re.search(r"\[format 1/5\] classic CDF-2      split on 4 processes \[run 10/17, about "
                      r"[^\]]+ left\] \.\.\. done", text), text
     assert re.search(r"^classic CDF-2\s+0\.700\s+\S+\s+0\.0\s+1\.00\s+verified$", text, re.M), text
     assert re.search(r"^NetCDF-4 deflate=1\s+1\.050\s+\S+\s+0\.0\s+0\.30\s+verified$", text, re.M)
     assert re.search(r"^GRIB2\s+1\.400\s+\S+\s+0\.0\s+0\.50\s+written \(not read back\)$",
                      text, re.M)
+    assert "[format 4/5] Zarr               aggregate on 4 processes" in text
+    assert re.search(r"^Zarr \(aggregate\)\s+1\.320\s+\S+\s+0\.0\s+1\.00\s+written \(not read back\)$",
+                     text, re.M), text
+    assert re.search(r"^Zarr gzip=1 \(aggregate\)\s+1\.680\s+\S+\s+0\.0\s+0\.31\s+written",
+                     text, re.M)
+    assert "Zarr (strategy in brackets): the best strategy whose writers hold whole chunks" in text
     fmts = json.loads((out / "results.json").read_text())["format_runs"]
-    assert [(r["format"], r["file_bytes"]) for r in fmts] == [
-        ("classic CDF-2", 6400), ("NetCDF-4 deflate=1", 1920), ("GRIB2", 3200)]
+    assert [(r["format"], r["strategy"], r["file_bytes"]) for r in fmts] == [
+        ("classic CDF-2", "split", 6400), ("NetCDF-4 deflate=1", "split", 1920),
+        ("GRIB2", "split", 3200), ("Zarr", "aggregate", 6400),
+        ("Zarr gzip=1", "aggregate", 2000)]
     assert "--check" not in (out / "format-grib2.log").read_text()  # NetCDF cannot read it
-    assert "format=netcdf4:deflate=1 --out" in (out / "format-netcdf4.log").read_text()
+    assert "--check" not in (out / "format-zarr.log").read_text()
+    assert "strategy=aggregate:aggregators=2:format=zarr:deflate=1 --out" in (
+        out / "format-zarr-deflate1.log").read_text()
+    assert "format=netcdf4:deflate=1 --out" in (out / "format-netcdf4-deflate1.log").read_text()
     assert not (out / "format-cdf2-files").exists()
-    # 4 strategies, 3 staged, 3 plain runs, 2 formats read back (GRIB2 is not).
+    # 4 strategies, 3 staged, 3 plain runs, 2 formats read back (GRIB2 and Zarr are not).
     assert "all 12 runs verified" in text
 
 
