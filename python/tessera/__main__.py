@@ -29,6 +29,7 @@ COMMANDS = {
     "formats": "time serial/aggregate/servers writing CDF-2, NetCDF-4, NetCDF-4 deflate=1",
     "convert": "convert a staged log (stage_format=log) into its file: LOGDIR-or-MARKER [--out PATH]",
     "wrf": "Tessera in WRF: `wrf install WRF_DIR` makes io_form 8 Tessera (docs/wrf.md)",
+    "scaling": "memory and messages per process at 16-256 processes, by simulation (docs/scaling.md)",
 }
 
 

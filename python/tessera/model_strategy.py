@@ -398,6 +398,9 @@ def server_frame(case: Case, strat: Strategy, profile: Profile, model: int, px: 
             n = slab_count(v.shape, max(1, strat.slab_bytes // v.esize))
             for m, b in slab_fanins(v, n, px, py):
                 a.plus(fan_in(m, b)).plus(stream_write(b, 1, b, 1))
+            # Each client's piece comes as a header and its data (server_handoff.c):
+            # a second message per client and variable, as tessera scaling counts.
+            a.add("msg_s", min(model, px * py))
         return a.plus(replicated_write(case, 1, 1)).plus(whole_levels(case, 1))
     clients = math.ceil(model / t)
     b = case.frame_bytes() / t

@@ -20,8 +20,7 @@ struct tsr__srv_region {
 };
 
 int64_t tsr__ring_used(const tsr__srv_ring *r) {
-  if (r->nreg == 0) return 0;
-  return r->tail > r->head ? r->tail - r->head : r->cap - r->head + r->tail;
+  return r->nreg ? r->held : 0;
 }
 
 /* Complete the oldest send (waiting for it when @p wait), freeing its region
@@ -39,6 +38,7 @@ static int complete_oldest(tsr__srv_ring *r, int wait, int *rc) {
   /* Sends were posted region by region, oldest first. */
   tsr__srv_region *a = &r->regs[r->reg0];
   if (--a->open == 0) {
+    r->held -= a->end - a->start;
     r->reg0 = (r->reg0 + 1) % r->regcap;
     r->nreg--;
     if (r->nreg == 0) r->head = r->tail = 0;
@@ -118,6 +118,7 @@ int64_t tsr__ring_reserve(tsr__srv_ring *r, int64_t n) {
   r->regs[k] = (tsr__srv_region){off, off + n, 0};
   if (r->nreg++ == 0) r->head = off;
   r->tail = off + n;
+  r->held += n;
   if (r->tail > r->touched) r->touched = r->tail;
   int64_t used = tsr__ring_used(r);
   if (used > r->peak) r->peak = used;
@@ -141,6 +142,8 @@ int tsr__ring_send(tsr__srv_ring *r, int64_t off, int64_t len, int dest, int tag
 
 void tsr__ring_cancel(tsr__srv_ring *r) {
   if (r->nreg == 0) return;
+  const tsr__srv_region *last = &r->regs[(r->reg0 + r->nreg - 1) % r->regcap];
+  r->held -= last->end - last->start;
   r->nreg--;
   if (r->nreg == 0) r->head = r->tail = 0;
   else r->tail = r->regs[(r->reg0 + r->nreg - 1) % r->regcap].end;

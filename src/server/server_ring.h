@@ -17,6 +17,8 @@ typedef struct {
   int64_t want; /* the ring's size: tsr_init's buffer_bytes */
   char *buf;
   int64_t cap, head, tail, peak;
+  int64_t held;           /* bytes in the regions still in flight (what peak measures); not
+                             tail - head: a ring wrapped early to warm pages skips its end */
   int64_t touched;        /* high-water mark: pages below it are warm */
   int64_t sent;           /* bytes handed to the transport so far */
   double waited_s;        /* time spent waiting for ring space (the servers' back-pressure) */
