@@ -86,81 +86,40 @@ typedef struct {
   const char *name;
   uint64_t bit;
   int type;
-  size_t offset, size;   /* the field in tsr__hints */
-  const choice *choices; /* T_CHOICE */
-  int64_t min;           /* T_SIZE, T_INT */
-  const registry_ref *names; /* T_NAME */
+  size_t offset, size;           /* the field in tsr__hints */
+  const choice *choices;         /* T_CHOICE */
+  int64_t min;                   /* T_SIZE, T_INT */
+  const registry_ref *names;     /* T_NAME */
+  const tsr__hint_codec *codec;  /* T_CODEC */
   /* T_SIZE: memory one rank allocates, so no more than the process may
    * allocate (core/memory_room.h: physical memory, rlimits, cgroup): a
    * buffer that cannot exist is a hint error, not a crash at the first write. */
   int per_rank_memory;
 } key_info;
 
-#define FIELD(m) offsetof(tsr__hints, m), sizeof(((tsr__hints *)0)->m)
+/* core/hint_keys.h's arg column, by type (each ends with its comma). */
+#define KEY_ARG_CHOICE(a) .choices = (a),
+#define KEY_ARG_INT(a) .min = (a),
+#define KEY_ARG_SIZE(a) .min = (a),
+#define KEY_ARG_NAME(a) .names = (a),
+#define KEY_ARG_CODEC(a) .codec = (a),
+#define KEY_ARG_PATH(a)
+#define KEY_ROW(key, BIT, field, ctype, ty, arg, mem, dflt)                                  \
+  {.name = #key, .bit = TSR__HBIT(BIT), .type = T_##ty, .offset = offsetof(tsr__hints, field), \
+   .size = sizeof(((tsr__hints *)0)->field), KEY_ARG_##ty(arg).per_rank_memory = (mem)},
 
-/* Tessera's own keys; this order is also the order tsr__hints_format prints.
- * Adding a key: a field in tsr__hints, a bit, one row here, a row in
- * docs/hints.md. */
-static const key_info keys[] = {
-    {"strategy", TSR__H_STRATEGY, T_NAME, FIELD(strategy), NULL, 0, &strategies, 0},
-    {"backend", TSR__H_BACKEND, T_NAME, FIELD(backend), NULL, 0, &backends, 0},
-    /* format= values are the backend registry's (NC_FORMAT_* numbers). */
-    {"format", TSR__H_FORMAT, T_CHOICE, FIELD(format), tsr__format_choices, 0, NULL, 0},
-    {"slab_bytes", TSR__H_SLAB, T_SIZE, FIELD(slab_bytes), NULL, 1024, NULL, 1},
-    {"buffer_bytes", TSR__H_BUFFER, T_SIZE, FIELD(buffer_bytes), NULL, 0, NULL, 1},
-    {"aggregators", TSR__H_AGGREGATORS, T_INT, FIELD(aggregators), NULL, 1, NULL, 0},
-    {"stride", TSR__H_STRIDE, T_INT, FIELD(stride), NULL, 1, NULL, 0},
-    {"io_groups", TSR__H_IO_GROUPS, T_INT, FIELD(io_groups), NULL, 1, NULL, 0},
-    {"io_tasks", TSR__H_IO_TASKS, T_INT, FIELD(io_tasks), NULL, 1, NULL, 0},
-    {"server_ranks", TSR__H_SERVER_RANKS, T_CHOICE, FIELD(server_ranks_first), ranks_choices, 0, NULL, 0},
-    {"io_placement", TSR__H_IO_PLACEMENT, T_CHOICE, FIELD(io_placement_nodes), placement_choices, 0, NULL, 0},
-    {"server_pick", TSR__H_SERVER_PICK, T_CHOICE, FIELD(server_pick_idle), pick_choices, 0, NULL, 0},
-    {"hints_strict", TSR__H_STRICT, T_CHOICE, FIELD(strict), bool_choices, 0, NULL, 0},
-    {"writer", TSR__H_WRITER, T_INT, FIELD(writer), NULL, 0, NULL, 0},
-    {"exchange", TSR__H_EXCHANGE, T_CHOICE, FIELD(exchange_alltoall), exchange_choices, 0, NULL, 0},
-    {"frames_per_outfile", TSR__H_FRAMES_PER_OUTFILE, T_INT, FIELD(frames_per_outfile), NULL, 1, NULL, 0},
-    {"clobber", TSR__H_CLOBBER, T_CHOICE, FIELD(clobber_force), clobber_choices, 0, NULL, 0},
-    {"safe_mode", TSR__H_SAFE_MODE, T_CHOICE, FIELD(safe_mode), bool_choices, 0, NULL, 0},
-    {"put_mode", TSR__H_PUT_MODE, T_CHOICE, FIELD(put_mode_deferred), put_mode_choices, 0, NULL, 0},
-    {"deflate", TSR__H_DEFLATE, T_CHOICE, FIELD(deflate), deflate_choices, 0, NULL, 0},
-    {"shuffle", TSR__H_SHUFFLE, T_CHOICE, FIELD(shuffle), bool_choices, 0, NULL, 0},
-    {"quantize", TSR__H_QUANTIZE, T_CODEC, FIELD(quantize), NULL, 0, NULL, 0},
-    {"zstd", TSR__H_ZSTD, T_CHOICE, FIELD(zstd), zstd_choices, 0, NULL, 0},
-    {"chunks", TSR__H_CHUNKS, T_CODEC, FIELD(chunks), NULL, 0, NULL, 0},
-    {"grib_bits", TSR__H_GRIB_BITS, T_INT, FIELD(grib_bits), NULL, 1, NULL, 0},
-    {"grib_packing", TSR__H_GRIB_PACKING, T_CHOICE, FIELD(grib_packing_ccsds), packing_choices, 0, NULL, 0},
-    {"transport", TSR__H_TRANSPORT, T_NAME, FIELD(transport), NULL, 0, &transports, 0},
-    /* At least 2k: a message must hold an op header and a value (server_transport.h). */
-    {"server_buffer_bytes", TSR__H_SERVER_BUFFER, T_SIZE, FIELD(server_buffer_bytes), NULL,
-     TSR__SRV_MIN_BOUND, NULL, 1},
-    {"concentrators", TSR__H_CONCENTRATORS, T_CODEC, FIELD(concentrators), NULL, 0, NULL, 0},
-    {"precision", TSR__H_PRECISION, T_CHOICE, FIELD(precision_float), precision_choices, 0, NULL, 0},
-    {"null_delay_ms", TSR__H_NULL_DELAY, T_INT, FIELD(null_delay_ms), NULL, 0, NULL, 0},
-    {"stage_dir", TSR__H_STAGE_DIR, T_PATH, FIELD(stage_dir), NULL, 0, NULL, 0},
-    {"stage_min_bytes", TSR__H_STAGE_MIN, T_SIZE, FIELD(stage_min_bytes), NULL, 0, NULL, 0},
-    {"stage_drain", TSR__H_STAGE_DRAIN, T_CHOICE, FIELD(stage_drain_at_finalize), drain_choices, 0, NULL, 0},
-    {"stage_format", TSR__H_STAGE_FORMAT, T_CHOICE, FIELD(stage_format_log), stage_format_choices, 0, NULL, 0},
-};
+/* Tessera's own keys (core/hint_keys.h); this order is also the order
+ * tsr__hints_format prints. */
+static const key_info keys[] = {TSR__HINT_KEYS(KEY_ROW)};
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-/* T_CODEC keys and the codec that parses and prints each (hints_values.c). */
-static const struct {
-  uint64_t bit;
-  const tsr__hint_codec *codec;
-} codecs[] = {{TSR__H_QUANTIZE, &tsr__hint_quantize}, {TSR__H_CHUNKS, &tsr__hint_chunks},
-               {TSR__H_CONCENTRATORS, &tsr__hint_concentrators}};
-
-static const tsr__hint_codec *codec_of(const key_info *k) {
-  for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-    if (codecs[i].bit == k->bit) return codecs[i].codec;
-  return NULL;
-}
+static const tsr__hint_codec *codec_of(const key_info *k) { return k->codec; }
 
 /* Keys that must be the same for every file: servers exist before any file. */
-static const uint64_t layout_bits[] = {TSR__H_IO_GROUPS, TSR__H_IO_TASKS, TSR__H_SERVER_RANKS,
-                                       TSR__H_IO_PLACEMENT,
-                                       TSR__H_TRANSPORT, TSR__H_SERVER_BUFFER,
-                                       TSR__H_CONCENTRATORS};
+static const uint64_t layout_bits[] = {TSR__HBIT(IO_GROUPS),     TSR__HBIT(IO_TASKS),
+                                       TSR__HBIT(SERVER_RANKS),  TSR__HBIT(IO_PLACEMENT),
+                                       TSR__HBIT(TRANSPORT),     TSR__HBIT(SERVER_BUFFER),
+                                       TSR__HBIT(CONCENTRATORS)};
 #define NLAYOUT (sizeof layout_bits / sizeof layout_bits[0])
 
 /* MPI-IO (ROMIO, Cray MPICH) and PnetCDF hints passed to MPI_Info verbatim. */

@@ -30,44 +30,6 @@ typedef struct {
 
 #define TSR__MAX_PASSTHROUGH 32
 
-/* Bits of tsr__hints.set: which fields a source set, so merging knows. */
-#define TSR__H_STRATEGY (1ull << 0)
-#define TSR__H_BACKEND (1ull << 1)
-#define TSR__H_FORMAT (1ull << 2)
-#define TSR__H_SLAB (1ull << 3)
-#define TSR__H_BUFFER (1ull << 4)
-#define TSR__H_AGGREGATORS (1ull << 5)
-#define TSR__H_STRIDE (1ull << 6)
-#define TSR__H_IO_GROUPS (1ull << 7)
-#define TSR__H_IO_TASKS (1ull << 8)
-#define TSR__H_SERVER_RANKS (1ull << 9)
-#define TSR__H_SERVER_PICK (1ull << 10)
-#define TSR__H_STRICT (1ull << 11)
-#define TSR__H_WRITER (1ull << 12)
-#define TSR__H_EXCHANGE (1ull << 13)
-#define TSR__H_FRAMES_PER_OUTFILE (1ull << 14)
-#define TSR__H_CLOBBER (1ull << 15)
-#define TSR__H_SAFE_MODE (1ull << 16)
-#define TSR__H_PUT_MODE (1ull << 17)
-#define TSR__H_DEFLATE (1ull << 18)
-#define TSR__H_SHUFFLE (1ull << 19)
-#define TSR__H_QUANTIZE (1ull << 20)
-#define TSR__H_ZSTD (1ull << 21)
-#define TSR__H_CHUNKS (1ull << 22)
-#define TSR__H_GRIB_BITS (1ull << 23)
-#define TSR__H_GRIB_PACKING (1ull << 24)
-#define TSR__H_TRANSPORT (1ull << 25)
-#define TSR__H_SERVER_BUFFER (1ull << 26)
-#define TSR__H_PRECISION (1ull << 27)
-#define TSR__H_NULL_DELAY (1ull << 28)
-#define TSR__H_STAGE_DIR (1ull << 29)
-#define TSR__H_STAGE_MIN (1ull << 30)
-#define TSR__H_STAGE_DRAIN (1ull << 31)
-#define TSR__H_CONCENTRATORS (1ull << 32)
-#define TSR__H_STAGE_FORMAT (1ull << 33)
-#define TSR__H_IO_PLACEMENT (1ull << 34)
-
-
 /* quantize= mode:N (NetCDF 4.9 nc_def_var_quantize); the numbers are NetCDF's
  * NC_QUANTIZE_* (the backend maps them, core includes no NetCDF header). */
 enum { TSR__QUANTIZE_NONE = 0, TSR__QUANTIZE_BITGROOM = 1, TSR__QUANTIZE_GRANULARBR = 2,
@@ -86,60 +48,39 @@ typedef struct {
   int64_t len[TSR__CHUNKS_MAX];
 } tsr__chunks;
 
+/* The types of hint fields that hold text (core/hint_keys.h's ctype). */
+typedef char tsr__hint_name[TSR__NAME_MAX]; /* a name of a registry; "" = not chosen */
+typedef char tsr__hint_path[256];           /* a path; "" = none */
+
+#include "core/hint_keys.h"
+
+/* TSR__HI_<BIT>: the key's index in TSR__HINT_KEYS (its printing order). */
+enum {
+#define TSR__HINT_INDEX(key, BIT, field, ctype, type, arg, mem, dflt) TSR__HI_##BIT,
+  TSR__HINT_KEYS(TSR__HINT_INDEX)
+#undef TSR__HINT_INDEX
+  TSR__NHINT_KEYS
+};
+_Static_assert(TSR__NHINT_KEYS <= 64, "tsr__hints.set has 64 bits, one per hint key");
+
+/* TSR__H_<BIT>: bits of tsr__hints.set, which fields a source set, so merging
+ * knows. Constants, not an enum: an enumerator is an int and there are more
+ * than 31 keys. TSR__HBIT(BIT) is the same bit as a constant expression (for
+ * static initializers and case labels). */
+#define TSR__HBIT(BIT) ((uint64_t)1 << TSR__HI_##BIT)
+#define TSR__HINT_BIT(key, BIT, field, ctype, type, arg, mem, dflt) \
+  static const uint64_t TSR__H_##BIT = TSR__HBIT(BIT);
+TSR__HINT_KEYS(TSR__HINT_BIT)
+#undef TSR__HINT_BIT
+
+/* One field per key of core/hint_keys.h (the meaning of each value is in
+ * docs/hints.md; the numbers of a CHOICE key are its choice table's, in
+ * core/hints.c), then the pass-through keys. */
 typedef struct tsr__hints {
-  uint64_t set;                /* TSR__H_* bits of the fields given explicitly */
-  char strategy[TSR__NAME_MAX]; /* strategy= a name of the strategy registry; "" = default */
-  char backend[TSR__NAME_MAX];  /* backend= a name of the backend registry; "" = strategy's */
-  int format;                  /* format= cdf2 (2, default) | cdf5 (5) */
-  int64_t slab_bytes;          /* slab_bytes= size, default 64m: serial writer's slab */
-  int64_t buffer_bytes;        /* buffer_bytes= size, default 128m: pending bytes per rank */
-  int aggregators;             /* aggregators= N >= 1; 0 = default (ranks/4, at least 1) */
-  int stride;                  /* stride= S >= 1; 0 = evenly spread */
-  int io_groups;               /* io_groups= G >= 1 (servers) */
-  int io_tasks;                /* io_tasks= T >= 1 (servers) */
-  int server_ranks_first;      /* server_ranks= last (0, default) | first (1) */
-  int io_placement_nodes;      /* io_placement= ranks (0, default: the last or first ranks)
-                                  | nodes (1: whole nodes of their own, server_placement.c) */
-  int server_pick_idle;        /* server_pick= roundrobin (0, default) | idle (1) */
-  int strict;                  /* hints_strict= 1 (default) | 0: unknown keys warn */
-  int writer;                  /* writer= rank of the serial writer, default 0 */
-  int exchange_alltoall;       /* exchange= p2p (0, default) | alltoall (1) */
-  int frames_per_outfile;      /* frames_per_outfile= N >= 1 (servers: frames per group) */
-  int put_mode_deferred;       /* put_mode= copy (0, default: tsr_put returns when the
-                                  buffer may be reused) | deferred (1: the caller keeps
-                                  it unchanged until tsr_flush/tsr_close; no copy) */
-  int safe_mode;               /* safe_mode= 0 (default: one schema agreement at enddef)
-                                  | 1 (every define call agreed) */
-  int clobber_force;           /* clobber= lock (0, default: TSR_EBUSY while another job
-                                  writes the path) | force (1: no lock) */
-  /* NetCDF-4 storage (docs/hints.md "Compression"): */
-  int deflate;                 /* deflate= 0 (default, none) .. 9 */
-  int shuffle;                 /* shuffle= 0 (default) | 1 */
-  tsr__quantize quantize;      /* quantize= bitround:N | granularbr:N | bitgroom:N */
-  int zstd;                    /* zstd= 0 (default, none) | 1..22 */
-  tsr__chunks chunks;          /* chunks= auto (default) | contiguous | AxBx... */
-  int grib_bits;               /* grib_bits= 1..32 bits per packed value; 0 = 16 */
-  int grib_packing_ccsds;      /* grib_packing= simple (0, default) | ccsds (1) */
-  char transport[TSR__NAME_MAX]; /* transport= a name of the servers' transport table
-                                   (p2p, rma); "" = the table's first (tsr_init only) */
-  int64_t server_buffer_bytes; /* server_buffer_bytes= size, 0 (default) = unbounded: a
-                                  server's memory for data in flight (tsr_init only) */
-  int precision_float;         /* precision= native (0, default) | float (1): double memory
-                                  put into float variables is converted before the hand-off */
-  int concentrators;           /* concentrators= per_node (-1) | N >= 1; 0 (default) = none:
-                                  model ranks hand their messages to one concentrator per
-                                  node or per N ranks, which forwards them (tsr_init only) */
-  int null_delay_ms;           /* null_delay_ms= N >= 0: the null backend sleeps N ms per
-                                  block (a slow backend for tests) */
-  char stage_dir[256];         /* stage_dir= PATH of a fast tier: files are written there and
-                                  drained to their final path (src/tier); "" = no staging */
-  int64_t stage_min_bytes;     /* stage_min_bytes= size, default 0: files whose schema is
-                                  smaller go straight to their final path */
-  int stage_drain_at_finalize; /* stage_drain= thread (0, default: drained while the model
-                                  computes) | finalize (1: drained by tsr_finalize) */
-  int stage_format_log;        /* stage_format= native (0, default: the backend writes the file
-                                  into the stage) | log (1: each writer appends its blocks to
-                                  its own log, converted by the drain; docs/staging.md) */
+  uint64_t set; /* TSR__H_* bits of the fields given explicitly */
+#define TSR__HINT_FIELD(key, BIT, field, ctype, type, arg, mem, dflt) ctype field;
+  TSR__HINT_KEYS(TSR__HINT_FIELD)
+#undef TSR__HINT_FIELD
   int npass;                   /* pass-through keys for MPI_Info, in order given */
   tsr__kv pass[TSR__MAX_PASSTHROUGH];
 } tsr__hints;

@@ -29,11 +29,12 @@ int tsr__parse_size(const char *s, int64_t *out) {
   return 0;
 }
 
-void tsr__hints_defaults(tsr__hints *h) {
-  memset(h, 0, sizeof *h);
-  h->format = 2;
-  h->slab_bytes = (int64_t)64 << 20;
-  h->buffer_bytes = (int64_t)128 << 20;
-  h->strict = 1;
-  h->frames_per_outfile = 1;
-}
+/* Every key's default from core/hint_keys.h; the rest (set, the pass-through
+ * keys, the padding) zero, as a static object is. */
+static const tsr__hints defaults = {
+#define TSR__HINT_DEFAULT(key, BIT, field, ctype, type, arg, mem, dflt) .field = dflt,
+    TSR__HINT_KEYS(TSR__HINT_DEFAULT)
+#undef TSR__HINT_DEFAULT
+};
+
+void tsr__hints_defaults(tsr__hints *h) { memcpy(h, &defaults, sizeof *h); }

@@ -1,7 +1,7 @@
 /* Legacy names for tests/formats and tests/servers/test_servers_transport.c,
  * which have not moved to tests/common yet:
- * the TU_* checks are tsr_test.h's checks under their old names, and the
- * shared fixtures come from tsr_fixtures.h. New tests include tsr_test.h (and
+ * the checks are tsr_test.h's own (TSR_CHECK_OK ...), and the shared
+ * fixtures come from tsr_fixtures.h. New tests include tsr_test.h (and
  * tsr_fixtures.h) directly; delete this file when tests/formats does. */
 #ifndef TSR_TEST_UTIL_H
 #define TSR_TEST_UTIL_H
@@ -9,9 +9,6 @@
 #include "../common/tsr_fixtures.h"
 #include "../common/tsr_test.h"
 
-#define TU_EQ(a, b) TSR_CHECK_EQ_INT(a, b)
-#define TU_RC(call, want) TSR_CHECK_RC(call, want)
-#define TU_OK(call) TSR_CHECK_OK(call)
 #define tu_rank (tsr_test_.rank)
 #define tu_value tsr_test_value
 #define tu_def_wrf_schema tsr_test_def_wrf_schema

@@ -153,22 +153,22 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, dvar *t
   int rc = tsr_create(ctx, path, hints, &f);
   if (rc) return rc;
   int dT, dz, dy, dx, vt, vh, ids[4];
-  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
-  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
-  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
-  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
+  TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
+  TSR_CHECK_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
+  TSR_CHECK_OK(tsr_def_dim(f, "south_north", NY, &dy));
+  TSR_CHECK_OK(tsr_def_dim(f, "west_east", NX, &dx));
   ids[0] = dT, ids[1] = dz, ids[2] = dy, ids[3] = dx;
-  TU_OK(tsr_def_var(f, "T", TSR_FLOAT, 4, ids, &vt));
-  TU_OK(tsr_def_var(f, "H", TSR_INT, 2, ids + 2, &vh));
-  TU_OK(tsr_put_att(f, vt, "_FillValue", TSR_FLOAT, 1, &FILL_T));
-  TU_OK(tsr_put_att(f, vh, "_FillValue", TSR_INT, 1, &FILL_H));
+  TSR_CHECK_OK(tsr_def_var(f, "T", TSR_FLOAT, 4, ids, &vt));
+  TSR_CHECK_OK(tsr_def_var(f, "H", TSR_INT, 2, ids + 2, &vh));
+  TSR_CHECK_OK(tsr_put_att(f, vt, "_FillValue", TSR_FLOAT, 1, &FILL_T));
+  TSR_CHECK_OK(tsr_put_att(f, vh, "_FillValue", TSR_INT, 1, &FILL_H));
   int r1 = tsr_def_var_decomp(f, vt, t->d);
   int r2 = tsr_def_var_decomp(f, vh, h->d);
   if (r1 || r2) {
     tsr_close(&f);
     return r1 ? r1 : r2;
   }
-  TU_OK(tsr_enddef(f));
+  TSR_CHECK_OK(tsr_enddef(f));
   /* A buffer per frame: with put_mode=deferred the caller keeps each until close. */
   float *bt = malloc(sizeof(float) * (size_t)(2 * t->n + 1));
   int *bh = malloc(sizeof(int) * (size_t)(h->n + 1));
@@ -197,13 +197,13 @@ static void verify_whole(tsr_file *f, kind k) {
   int *allh = malloc(sizeof(int) * NY * NX);
   int bad = 0;
   for (int64_t fr = 0; fr < 2; fr++) {
-    TU_OK(tsr_get(f, 0, fr, NULL, all));
+    TSR_CHECK_OK(tsr_get(f, 0, fr, NULL, all));
     for (int64_t g = 0; g < NZ * NY * NX; g++)
       bad += all[g] != (owned(k, g % (NY * NX)) ? tval(fr, g) : FILL_T);
   }
-  TU_OK(tsr_get(f, 1, 0, NULL, allh));
+  TSR_CHECK_OK(tsr_get(f, 1, 0, NULL, allh));
   for (int64_t g = 0; g < NY * NX; g++) bad += allh[g] != (owned(k, g) ? hval(g) : FILL_H);
-  TU_EQ(bad, 0);
+  TSR_CHECK_EQ_INT(bad, 0);
   free(all);
   free(allh);
 }
@@ -213,7 +213,7 @@ static void verify_whole(tsr_file *f, kind k) {
 static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, dvar *t,
                         dvar *h) {
   tsr_file *f;
-  TU_OK(tsr_open(ctx, path, rh, &f));
+  TSR_CHECK_OK(tsr_open(ctx, path, rh, &f));
   verify_whole(f, k);
   int bad = 0;
   float *bt = malloc(sizeof(float) * (size_t)(t->n + 1));
@@ -221,14 +221,14 @@ static void verify_with(tsr_ctx *ctx, const char *path, const char *rh, kind k, 
   bad = 0;
   for (int64_t fr = 0; fr < 2; fr++) {
     for (int64_t i = 0; i < t->n; i++) bt[i] = -5.f;
-    TU_OK(tsr_get(f, 0, fr, t->d, bt));
+    TSR_CHECK_OK(tsr_get(f, 0, fr, t->d, bt));
     for (int64_t i = 0; i < t->n; i++) bad += bt[i] != (t->idx[i] >= 0 ? tval(fr, t->idx[i]) : -5.f);
   }
   for (int64_t i = 0; i < h->n; i++) bh[i] = -5;
-  TU_OK(tsr_get(f, 1, 0, h->d, bh));
+  TSR_CHECK_OK(tsr_get(f, 1, 0, h->d, bh));
   for (int64_t i = 0; i < h->n; i++) bad += bh[i] != (h->idx[i] >= 0 ? hval(h->idx[i]) : -5);
-  TU_EQ(bad, 0);
-  TU_OK(tsr_close(&f));
+  TSR_CHECK_EQ_INT(bad, 0);
+  TSR_CHECK_OK(tsr_close(&f));
   free(bt);
   free(bh);
 }
@@ -239,12 +239,12 @@ static void verify_alone(const char *path, kind k) {
   if (me != 0) return;
   tsr_ctx *ctx;
   MPI_Comm model;
-  TU_OK(tsr_init(MPI_COMM_SELF, NULL, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_SELF, NULL, &ctx, &model));
   tsr_file *f;
-  TU_OK(tsr_open(ctx, path, "strategy=split", &f));
+  TSR_CHECK_OK(tsr_open(ctx, path, "strategy=split", &f));
   verify_whole(f, k);
-  TU_OK(tsr_close(&f));
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_close(&f));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
 }
 
@@ -287,7 +287,7 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   if (servers) snprintf(hints, sizeof hints, "strategy=servers:io_groups=1:%s", variant);
   tsr_ctx *ctx;
   MPI_Comm model;
-  TU_OK(tsr_init(MPI_COMM_WORLD, servers ? hints : NULL, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, servers ? hints : NULL, &ctx, &model));
   if (model == MPI_COMM_NULL) return 0; /* a server: it served until the model finalized */
   MPI_Comm_size(model, &P);
   MPI_Comm_rank(model, &me);
@@ -301,33 +301,33 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   snprintf(path, sizeof path, "%s/%s_%s_np%d.nc", dir, strat, kind_name[k], P);
   snprintf(ref, sizeof ref, "%s/%s_ref_%s_np%d.nc", dir, strat, kind_name[k], P);
   dvar bt = {0}, bh = {0}, t = {0}, h = {0};
-  TU_OK(make(ctx, K_BOX, 3, &bt));
-  TU_OK(make(ctx, K_BOX, 2, &bh));
-  TU_OK(make(ctx, k, 3, &t));
-  TU_OK(make(ctx, k, 2, &h));
+  TSR_CHECK_OK(make(ctx, K_BOX, 3, &bt));
+  TSR_CHECK_OK(make(ctx, K_BOX, 2, &bh));
+  TSR_CHECK_OK(make(ctx, k, 3, &t));
+  TSR_CHECK_OK(make(ctx, k, 2, &h));
   int rc = write_file(ctx, ref, hints, &bt, &bh);
   int skip = rc == TSR_ENOTBUILT;
-  if (!skip) TU_OK(rc);
+  if (!skip) TSR_CHECK_OK(rc);
   if (!skip) {
     rc = write_file(ctx, path, hints, &t, &h);
     if (split && flat_kind(k)) {
-      TU_RC(rc, TSR_EDECOMP);
+      TSR_CHECK_RC(rc, TSR_EDECOMP);
     } else {
-      TU_OK(rc);
+      TSR_CHECK_OK(rc);
       if (split) {
         /* Box-shaped kinds other than the slabs (boxes, empty) have pieces
          * of their own; the others' must equal the box run's piece. */
         char a[600], b[600];
         snprintf(a, sizeof a, "%s.%04d", path, me);
         snprintf(b, sizeof b, "%s.%04d", ref, me);
-        if (k != K_BOXES && k != K_EMPTY) TU_EQ(tsr_test_same_bytes(a, b), 1);
+        if (k != K_BOXES && k != K_EMPTY) TSR_CHECK_EQ_INT(tsr_test_same_bytes(a, b), 1);
         /* The pieces read back as the one file (tsr_open's strategy=split),
          * by this job's ranks and by rank 0 alone. */
         verify_with(ctx, path, "strategy=split", k, &t, &h);
         verify_alone(path, k);
       } else {
         verify(ctx, path, k, &t, &h);
-        if (k != K_HOLES && k != K_EMPTY && me == 0) TU_EQ(tsr_test_same_bytes(path, ref), 1);
+        if (k != K_HOLES && k != K_EMPTY && me == 0) TSR_CHECK_EQ_INT(tsr_test_same_bytes(path, ref), 1);
       }
     }
   }
@@ -335,7 +335,7 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
   free_dvar(&bh);
   free_dvar(&t);
   free_dvar(&h);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
   return skip ? 77 : 0;
 }
@@ -343,7 +343,7 @@ static int run_strategy(const char *strat, kind k, const char *dir) {
 static void run_errors(const char *which) {
   tsr_ctx *ctx;
   MPI_Comm model;
-  TU_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
   int64_t gs[2] = {NY, NX}, total = NY * NX;
   int ylo = (int)((int64_t)NY * me / P), yhi = (int)((int64_t)NY * (me + 1) / P);
   int64_t idx[NY * NX + 4], n = 0;
@@ -353,32 +353,32 @@ static void run_errors(const char *which) {
   if (strcmp(which, "overlap") == 0) {
     int64_t m = n;
     if (last) idx[m++] = 0; /* rank 0's first element (my own when alone) */
-    TU_RC(tsr_decomp_map(ctx, 2, gs, m, idx, &d), TSR_EDECOMP);
-    TU_EQ(d == NULL, 1);
+    TSR_CHECK_RC(tsr_decomp_map(ctx, 2, gs, m, idx, &d), TSR_EDECOMP);
+    TSR_CHECK_EQ_INT(d == NULL, 1);
     /* Two ranks' boxes sharing a row; one rank's own boxes overlapping. */
     int64_t st[4] = {ylo, 0, 0, 0}, ct[4] = {yhi - ylo, NX, last ? 1 : 0, last ? 1 : 0};
-    TU_RC(tsr_decomp_boxes(ctx, 2, gs, 2, st, ct, &d), TSR_EDECOMP);
+    TSR_CHECK_RC(tsr_decomp_boxes(ctx, 2, gs, 2, st, ct, &d), TSR_EDECOMP);
     /* A map that is fine on its own, but another rank's list covers it too. */
     int64_t one = 0;
-    TU_RC(tsr_decomp_map(ctx, 2, gs, last || me == 0 ? 1 : 0, &one, &d), P > 1 ? TSR_EDECOMP : 0);
+    TSR_CHECK_RC(tsr_decomp_map(ctx, 2, gs, last || me == 0 ? 1 : 0, &one, &d), P > 1 ? TSR_EDECOMP : 0);
     tsr_decomp_free(&d);
   } else {
     int64_t m = n;
     if (last) idx[m++] = total; /* one past the end */
-    TU_RC(tsr_decomp_map(ctx, 2, gs, m, idx, &d), TSR_EDECOMP);
+    TSR_CHECK_RC(tsr_decomp_map(ctx, 2, gs, m, idx, &d), TSR_EDECOMP);
     idx[n] = -2; /* negative, and not the "left out" -1 */
-    TU_RC(tsr_decomp_map(ctx, 2, gs, last ? n + 1 : n, idx, &d), TSR_EDECOMP);
+    TSR_CHECK_RC(tsr_decomp_map(ctx, 2, gs, last ? n + 1 : n, idx, &d), TSR_EDECOMP);
     int64_t st[2] = {ylo, 0}, ct[2] = {yhi - ylo, last ? NX + 1 : NX};
-    TU_RC(tsr_decomp_boxes(ctx, 2, gs, 1, st, ct, &d), TSR_EDECOMP);
+    TSR_CHECK_RC(tsr_decomp_boxes(ctx, 2, gs, 1, st, ct, &d), TSR_EDECOMP);
     int order[2] = {0, 0}; /* not a permutation: with the bad box, the decomposition error wins */
-    TU_RC(tsr_decomp_box_ordered(ctx, 2, gs, st, ct, NULL, NULL, last ? order : NULL, &d),
+    TSR_CHECK_RC(tsr_decomp_box_ordered(ctx, 2, gs, st, ct, NULL, NULL, last ? order : NULL, &d),
           TSR_EDECOMP);
     ct[1] = NX;
-    TU_RC(tsr_decomp_box_ordered(ctx, 2, gs, st, ct, NULL, NULL, last ? order : NULL, &d),
+    TSR_CHECK_RC(tsr_decomp_box_ordered(ctx, 2, gs, st, ct, NULL, NULL, last ? order : NULL, &d),
           TSR_EINVAL);
-    TU_EQ(d == NULL, 1);
+    TSR_CHECK_EQ_INT(d == NULL, 1);
   }
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
 }
 

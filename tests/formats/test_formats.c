@@ -147,61 +147,61 @@ static void *fill(tsr_type t, int v, int64_t tt, int nd, const int64_t st[], con
  * opened: dims, every variable's type and shape, the attributes. */
 static void check_inquiry(const tsr_file *f, const scenario *S, int64_t records, int opened) {
   int nd = -1, nv = -1, ng = -1, unlim = -2, id = -1;
-  TU_OK(tsr_inq(f, &nd, &nv, &ng, &unlim));
-  TU_EQ(nd, 4);
-  TU_EQ(nv, 2 * S->ntypes);
-  TU_EQ(ng, S->ntypes);
-  TU_EQ(unlim, 0);
+  TSR_CHECK_OK(tsr_inq(f, &nd, &nv, &ng, &unlim));
+  TSR_CHECK_EQ_INT(nd, 4);
+  TSR_CHECK_EQ_INT(nv, 2 * S->ntypes);
+  TSR_CHECK_EQ_INT(ng, S->ntypes);
+  TSR_CHECK_EQ_INT(unlim, 0);
   char name[TSR_MAX_NAME];
   int64_t len = -1;
-  TU_OK(tsr_inq_dim(f, 0, name, &len));
-  TU_EQ(strcmp(name, "Time"), 0);
-  TU_EQ(len, records);
-  TU_OK(tsr_inq_dimid(f, "y", &id));
-  TU_EQ(id, 2);
-  TU_OK(tsr_inq_dim(f, id, NULL, &len));
-  TU_EQ(len, NY);
-  TU_RC(tsr_inq_dim(f, 4, name, &len), TSR_EBADID);
-  TU_RC(tsr_inq_dimid(f, "nope", &id), TSR_ENAME);
+  TSR_CHECK_OK(tsr_inq_dim(f, 0, name, &len));
+  TSR_CHECK_EQ_INT(strcmp(name, "Time"), 0);
+  TSR_CHECK_EQ_INT(len, records);
+  TSR_CHECK_OK(tsr_inq_dimid(f, "y", &id));
+  TSR_CHECK_EQ_INT(id, 2);
+  TSR_CHECK_OK(tsr_inq_dim(f, id, NULL, &len));
+  TSR_CHECK_EQ_INT(len, NY);
+  TSR_CHECK_RC(tsr_inq_dim(f, 4, name, &len), TSR_EBADID);
+  TSR_CHECK_RC(tsr_inq_dimid(f, "nope", &id), TSR_ENAME);
   for (int t = 0; t < S->ntypes; t++) {
     const typespec *ts = S->types[t];
     tsr_type ty;
     int vid = -1, vnd = -1, dimids[TSR_MAX_DIMS], natts = -1;
     int64_t shape[TSR_MAX_DIMS];
-    TU_OK(tsr_inq_varid(f, ts->name, &vid));
-    TU_OK(tsr_inq_var(f, vid, name, &ty, &vnd, dimids, shape));
-    TU_EQ(strcmp(name, ts->name), 0);
-    TU_EQ(ty, ts->type);
-    TU_EQ(vnd, 4);
-    TU_EQ(dimids[0] == 0 && dimids[1] == 1 && dimids[2] == 2 && dimids[3] == 3, 1);
-    TU_EQ(shape[0] == records && shape[1] == NZ && shape[2] == NY && shape[3] == NX, 1);
+    TSR_CHECK_OK(tsr_inq_varid(f, ts->name, &vid));
+    TSR_CHECK_OK(tsr_inq_var(f, vid, name, &ty, &vnd, dimids, shape));
+    TSR_CHECK_EQ_INT(strcmp(name, ts->name), 0);
+    TSR_CHECK_EQ_INT(ty, ts->type);
+    TSR_CHECK_EQ_INT(vnd, 4);
+    TSR_CHECK_EQ_INT(dimids[0] == 0 && dimids[1] == 1 && dimids[2] == 2 && dimids[3] == 3, 1);
+    TSR_CHECK_EQ_INT(shape[0] == records && shape[1] == NZ && shape[2] == NY && shape[3] == NX, 1);
     /* A quantized variable read back also has NetCDF's record of the
      * quantization (_QuantizeBitRoundNumberOfSignificantBits). */
     int quantized = opened && quant_bits && (ts->type == TSR_FLOAT || ts->type == TSR_DOUBLE);
-    TU_OK(tsr_inq_natts(f, vid, &natts));
-    TU_EQ(natts, 1 + quantized);
+    TSR_CHECK_OK(tsr_inq_natts(f, vid, &natts));
+    TSR_CHECK_EQ_INT(natts, 1 + quantized);
     int sample = 0;
     for (int a = 0; a < natts; a++) {
-      TU_OK(tsr_inq_attname(f, vid, a, name));
+      TSR_CHECK_OK(tsr_inq_attname(f, vid, a, name));
       sample += strcmp(name, "sample") == 0;
     }
-    TU_EQ(sample, 1);
-    TU_RC(tsr_inq_attname(f, vid, natts, name), TSR_EBADID);
+    TSR_CHECK_EQ_INT(sample, 1);
+    TSR_CHECK_RC(tsr_inq_attname(f, vid, natts, name), TSR_EBADID);
     size_t n = 0;
-    TU_OK(tsr_inq_att(f, vid, "sample", &ty, &n));
-    TU_EQ(ty, ts->type);
-    TU_EQ(n, 1);
+    TSR_CHECK_OK(tsr_inq_att(f, vid, "sample", &ty, &n));
+    TSR_CHECK_EQ_INT(ty, ts->type);
+    TSR_CHECK_EQ_INT(n, 1);
     unsigned char got[8] = {0}, want[8] = {0};
     value(ts->type, t, 0, 0, 0, 1, want);
-    TU_OK(tsr_get_att(f, vid, "sample", got));
-    TU_EQ(memcmp(got, want, tsr_type_size(ts->type)), 0);
+    TSR_CHECK_OK(tsr_get_att(f, vid, "sample", got));
+    TSR_CHECK_EQ_INT(memcmp(got, want, tsr_type_size(ts->type)), 0);
     memset(got, 0, sizeof got);
-    TU_OK(tsr_get_att(f, TSR_GLOBAL, ts->name, got));
-    TU_EQ(memcmp(got, want, tsr_type_size(ts->type)), 0);
-    TU_RC(tsr_get_att(f, vid, "nope", got), TSR_ENAME);
+    TSR_CHECK_OK(tsr_get_att(f, TSR_GLOBAL, ts->name, got));
+    TSR_CHECK_EQ_INT(memcmp(got, want, tsr_type_size(ts->type)), 0);
+    TSR_CHECK_RC(tsr_get_att(f, vid, "nope", got), TSR_ENAME);
   }
-  TU_RC(tsr_inq_var(f, 2 * S->ntypes, name, NULL, NULL, NULL, NULL), TSR_EBADID);
-  TU_RC(tsr_inq_natts(f, -5, &ng), TSR_EBADID);
+  TSR_CHECK_RC(tsr_inq_var(f, 2 * S->ntypes, name, NULL, NULL, NULL, NULL), TSR_EBADID);
+  TSR_CHECK_RC(tsr_inq_natts(f, -5, &ng), TSR_EBADID);
 }
 
 static int write_file(tsr_ctx *ctx, const scenario *S, const char *path, int nr, int rank) {
@@ -212,8 +212,8 @@ static int write_file(tsr_ctx *ctx, const scenario *S, const char *path, int nr,
   int64_t m2s[2] = {st2[0] - HALO, st2[1] - HALO}, m2c[2] = {ct2[0] + 2 * HALO, ct2[1] + 2 * HALO};
   int64_t m3s[3] = {0, m2s[0], m2s[1]}, m3c[3] = {NZ, m2c[0], m2c[1]};
   tsr_decomp *d2 = NULL, *d3 = NULL;
-  TU_OK(tsr_decomp_box(ctx, 2, g2, st2, ct2, m2s, m2c, &d2));
-  TU_OK(tsr_decomp_box(ctx, 3, g3, st3, ct3, m3s, m3c, &d3));
+  TSR_CHECK_OK(tsr_decomp_box(ctx, 2, g2, st2, ct2, m2s, m2c, &d2));
+  TSR_CHECK_OK(tsr_decomp_box(ctx, 3, g3, st3, ct3, m3s, m3c, &d3));
   tsr_file *f = NULL;
   int rc = tsr_create(ctx, path, S->hints, &f);
   if (rc) {
@@ -222,46 +222,46 @@ static int write_file(tsr_ctx *ctx, const scenario *S, const char *path, int nr,
     return rc;
   }
   int dT, dz, dy, dx, v3[NTYPES], v2[NTYPES];
-  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
-  TU_OK(tsr_def_dim(f, "z", NZ, &dz));
-  TU_OK(tsr_def_dim(f, "y", NY, &dy));
-  TU_OK(tsr_def_dim(f, "x", NX, &dx));
+  TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
+  TSR_CHECK_OK(tsr_def_dim(f, "z", NZ, &dz));
+  TSR_CHECK_OK(tsr_def_dim(f, "y", NY, &dy));
+  TSR_CHECK_OK(tsr_def_dim(f, "x", NX, &dx));
   for (int t = 0; t < S->ntypes; t++) {
     const typespec *ts = S->types[t];
     char name[64];
-    TU_OK(tsr_def_var(f, ts->name, ts->type, 4, (int[]){dT, dz, dy, dx}, &v3[t]));
+    TSR_CHECK_OK(tsr_def_var(f, ts->name, ts->type, 4, (int[]){dT, dz, dy, dx}, &v3[t]));
     snprintf(name, sizeof name, "%s_2d", ts->name);
-    TU_OK(tsr_def_var(f, name, ts->type, 2, (int[]){dy, dx}, &v2[t]));
-    TU_OK(tsr_def_var_decomp(f, v3[t], d3));
-    TU_OK(tsr_def_var_decomp(f, v2[t], d2));
+    TSR_CHECK_OK(tsr_def_var(f, name, ts->type, 2, (int[]){dy, dx}, &v2[t]));
+    TSR_CHECK_OK(tsr_def_var_decomp(f, v3[t], d3));
+    TSR_CHECK_OK(tsr_def_var_decomp(f, v2[t], d2));
     unsigned char att[8];
     value(ts->type, t, 0, 0, 0, 1, att);
-    TU_OK(tsr_put_att(f, v3[t], "sample", ts->type, 1, att));
-    TU_OK(tsr_put_att(f, TSR_GLOBAL, ts->name, ts->type, 1, att));
+    TSR_CHECK_OK(tsr_put_att(f, v3[t], "sample", ts->type, 1, att));
+    TSR_CHECK_OK(tsr_put_att(f, TSR_GLOBAL, ts->name, ts->type, 1, att));
   }
   if (strcmp(S->format, "cdf2") == 0) { /* what CDF-2 lacks is refused, with a reason */
     int bad = -1;
     for (int t = 0; t < NTYPES; t++) {
       if (TYPES[t].classic) continue;
-      TU_RC(tsr_def_var(f, "bad", TYPES[t].type, 2, (int[]){dy, dx}, &bad), TSR_ETYPE);
+      TSR_CHECK_RC(tsr_def_var(f, "bad", TYPES[t].type, 2, (int[]){dy, dx}, &bad), TSR_ETYPE);
       uint64_t one = 1;
-      TU_RC(tsr_put_att(f, TSR_GLOBAL, "bad", TYPES[t].type, 1, &one), TSR_ETYPE);
+      TSR_CHECK_RC(tsr_put_att(f, TSR_GLOBAL, "bad", TYPES[t].type, 1, &one), TSR_ETYPE);
     }
     const char *msg = NULL;
     tsr_backend_error(f, NULL, &msg);
-    TU_EQ(msg && strstr(msg, "format=cdf5 or netcdf4") != NULL, 1);
+    TSR_CHECK_EQ_INT(msg && strstr(msg, "format=cdf5 or netcdf4") != NULL, 1);
   }
-  TU_OK(tsr_enddef(f));
+  TSR_CHECK_OK(tsr_enddef(f));
   check_inquiry(f, S, 0, 0);
   for (int t = 0; t < S->ntypes; t++) {
     tsr_type ty = S->types[t]->type;
     for (int64_t tt = 0; tt < NT; tt++) {
       void *b = fill(ty, t, tt, 3, st3, ct3);
-      TU_OK(tsr_put(f, v3[t], tt, NULL, b));
+      TSR_CHECK_OK(tsr_put(f, v3[t], tt, NULL, b));
       free(b);
     }
     void *b = fill(ty, t + 100, 0, 2, st2, ct2);
-    TU_OK(tsr_put(f, v2[t], 0, NULL, b));
+    TSR_CHECK_OK(tsr_put(f, v2[t], 0, NULL, b));
     free(b);
   }
   check_inquiry(f, S, NT, 0);
@@ -293,7 +293,7 @@ static int64_t compare(const char *label, const typespec *ts, int v, int64_t tt,
 /* Read a whole file (or this rank's split piece) with NetCDF-C and compare. */
 static void verify_netcdf(const scenario *S, const char *path, int piece_rank, int nr) {
   int nc, st = nc_open(path, NC_NOWRITE, &nc);
-  TU_EQ(st, NC_NOERR);
+  TSR_CHECK_EQ_INT(st, NC_NOERR);
   if (st) return;
   int64_t s2[2] = {0, 0}, c2[2] = {NY, NX};
   if (piece_rank >= 0) tile(piece_rank, nr, s2, c2);
@@ -303,21 +303,21 @@ static void verify_netcdf(const scenario *S, const char *path, int piece_rank, i
     int id;
     nc_type xt;
     size_t es = tsr_type_size(ts->type);
-    TU_EQ(nc_inq_varid(nc, ts->name, &id), NC_NOERR);
-    TU_EQ(nc_inq_vartype(nc, id, &xt), NC_NOERR);
-    TU_EQ(xt, (nc_type)ts->type);
+    TSR_CHECK_EQ_INT(nc_inq_varid(nc, ts->name, &id), NC_NOERR);
+    TSR_CHECK_EQ_INT(nc_inq_vartype(nc, id, &xt), NC_NOERR);
+    TSR_CHECK_EQ_INT(xt, (nc_type)ts->type);
     char *buf = malloc((size_t)(NZ * NY * NX) * es);
     for (int64_t tt = 0; tt < NT; tt++) {
       size_t sv[4] = {(size_t)tt, 0, 0, 0}, cv[4] = {1, NZ, (size_t)c2[0], (size_t)c2[1]};
-      TU_EQ(nc_get_vara(nc, id, sv, cv, buf), NC_NOERR);
+      TSR_CHECK_EQ_INT(nc_get_vara(nc, id, sv, cv, buf), NC_NOERR);
       int64_t s3[3] = {0, s2[0], s2[1]}, c3[3] = {NZ, c2[0], c2[1]};
-      TU_EQ(compare("netcdf", ts, t, tt, 3, s3, c3, buf), 0);
+      TSR_CHECK_EQ_INT(compare("netcdf", ts, t, tt, 3, s3, c3, buf), 0);
     }
     snprintf(name, sizeof name, "%s_2d", ts->name);
-    TU_EQ(nc_inq_varid(nc, name, &id), NC_NOERR);
+    TSR_CHECK_EQ_INT(nc_inq_varid(nc, name, &id), NC_NOERR);
     size_t sv[2] = {0, 0}, cv[2] = {(size_t)c2[0], (size_t)c2[1]};
-    TU_EQ(nc_get_vara(nc, id, sv, cv, buf), NC_NOERR);
-    TU_EQ(compare("netcdf", ts, t + 100, 0, 2, s2, c2, buf), 0);
+    TSR_CHECK_EQ_INT(nc_get_vara(nc, id, sv, cv, buf), NC_NOERR);
+    TSR_CHECK_EQ_INT(compare("netcdf", ts, t + 100, 0, 2, s2, c2, buf), 0);
     free(buf);
   }
   nc_close(nc);
@@ -326,33 +326,33 @@ static void verify_netcdf(const scenario *S, const char *path, int piece_rank, i
 /* Read back through Tessera with another decomposition: slabs of rows. */
 static void verify_tessera(tsr_ctx *ctx, const scenario *S, const char *path, int nr, int rank) {
   tsr_file *f = NULL;
-  TU_OK(tsr_open(ctx, path, NULL, &f));
+  TSR_CHECK_OK(tsr_open(ctx, path, NULL, &f));
   if (!f) return;
   check_inquiry(f, S, NT, 1);
   int64_t y0 = NY * rank / nr, ny = NY * (rank + 1) / nr - y0;
   int64_t s2[2] = {y0, 0}, c2[2] = {ny, NX}, s3[3] = {0, y0, 0}, c3[3] = {NZ, ny, NX};
   int64_t g2[2] = {NY, NX}, g3[3] = {NZ, NY, NX};
   tsr_decomp *d2 = NULL, *d3 = NULL;
-  TU_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
-  TU_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
+  TSR_CHECK_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
+  TSR_CHECK_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
   for (int t = 0; t < S->ntypes; t++) {
     const typespec *ts = S->types[t];
     char name[64];
     int id = -1;
     size_t es = tsr_type_size(ts->type);
     char *buf = malloc((size_t)(NZ * NY * NX) * es);
-    TU_OK(tsr_inq_varid(f, ts->name, &id));
+    TSR_CHECK_OK(tsr_inq_varid(f, ts->name, &id));
     for (int64_t tt = 0; tt < NT; tt++) {
-      TU_OK(tsr_get(f, id, tt, d3, buf));
-      TU_EQ(compare("tsr_get", ts, t, tt, 3, s3, c3, buf), 0);
+      TSR_CHECK_OK(tsr_get(f, id, tt, d3, buf));
+      TSR_CHECK_EQ_INT(compare("tsr_get", ts, t, tt, 3, s3, c3, buf), 0);
     }
     snprintf(name, sizeof name, "%s_2d", ts->name);
-    TU_OK(tsr_inq_varid(f, name, &id));
-    TU_OK(tsr_get(f, id, 0, d2, buf));
-    TU_EQ(compare("tsr_get", ts, t + 100, 0, 2, s2, c2, buf), 0);
+    TSR_CHECK_OK(tsr_inq_varid(f, name, &id));
+    TSR_CHECK_OK(tsr_get(f, id, 0, d2, buf));
+    TSR_CHECK_EQ_INT(compare("tsr_get", ts, t + 100, 0, 2, s2, c2, buf), 0);
     free(buf);
   }
-  TU_OK(tsr_close(&f));
+  TSR_CHECK_OK(tsr_close(&f));
   tsr_decomp_free(&d2);
   tsr_decomp_free(&d3);
 }
@@ -368,18 +368,18 @@ static int small_file(tsr_ctx *ctx, const char *path, const char *hints, char *m
     return rc;
   }
   int d, v;
-  TU_OK(tsr_def_dim(f, "x", 16, &d));
-  TU_OK(tsr_def_var(f, "v", TSR_FLOAT, 1, &d, &v));
+  TSR_CHECK_OK(tsr_def_dim(f, "x", 16, &d));
+  TSR_CHECK_OK(tsr_def_var(f, "v", TSR_FLOAT, 1, &d, &v));
   rc = tsr_enddef(f);
   const char *m = NULL;
   tsr_backend_error(f, NULL, &m);
   snprintf(msg, cap, "%s", rc && m ? m : "");
   if (!rc) {
     float x[16] = {0};
-    TU_OK(tsr_put_global(f, v, 0, x));
+    TSR_CHECK_OK(tsr_put_global(f, v, 0, x));
   }
   int crc = tsr_close(&f);
-  if (!rc) TU_OK(crc);
+  if (!rc) TSR_CHECK_OK(crc);
   return rc;
 }
 
@@ -395,45 +395,45 @@ static int nc_format_of(const char *path) {
 static int special(const char *dir, const char *name) {
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
-  TU_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
   char path[512], msg[512];
   snprintf(path, sizeof path, "%s/fmt_%s_np%d.nc", dir, name, nranks);
   if (strcmp(name, "zstd") == 0) {
     int rc = small_file(ctx, path, "format=netcdf4:zstd=3:strategy=direct", msg, sizeof msg);
     if (rc != 0) {
-      TU_RC(rc, TSR_ENOTBUILT);
-      TU_EQ(strstr(msg, "zstd") != NULL, 1);
+      TSR_CHECK_RC(rc, TSR_ENOTBUILT);
+      TSR_CHECK_EQ_INT(strstr(msg, "zstd") != NULL, 1);
       if (tu_rank == 0) printf("zstd not available: %s\n", msg);
     }
   } else if (strcmp(name, "choice") == 0) {
     /* backend=netcdf4 alone writes netCDF-4; format=netcdf4 alone picks it. */
-    TU_OK(small_file(ctx, path, "backend=netcdf4:strategy=serial", msg, sizeof msg));
-    if (tu_rank == 0) TU_EQ(nc_format_of(path), NC_FORMAT_NETCDF4);
+    TSR_CHECK_OK(small_file(ctx, path, "backend=netcdf4:strategy=serial", msg, sizeof msg));
+    if (tu_rank == 0) TSR_CHECK_EQ_INT(nc_format_of(path), NC_FORMAT_NETCDF4);
     MPI_Barrier(MPI_COMM_WORLD);
-    TU_OK(small_file(ctx, path, "format=netcdf4:strategy=aggregate", msg, sizeof msg));
-    if (tu_rank == 0) TU_EQ(nc_format_of(path), NC_FORMAT_NETCDF4);
+    TSR_CHECK_OK(small_file(ctx, path, "format=netcdf4:strategy=aggregate", msg, sizeof msg));
+    if (tu_rank == 0) TSR_CHECK_EQ_INT(nc_format_of(path), NC_FORMAT_NETCDF4);
     MPI_Barrier(MPI_COMM_WORLD);
-    TU_OK(small_file(ctx, path, "format=cdf5:strategy=serial", msg, sizeof msg));
-    if (tu_rank == 0) TU_EQ(nc_format_of(path), NC_FORMAT_CDF5);
+    TSR_CHECK_OK(small_file(ctx, path, "format=cdf5:strategy=serial", msg, sizeof msg));
+    if (tu_rank == 0) TSR_CHECK_EQ_INT(nc_format_of(path), NC_FORMAT_CDF5);
     MPI_Barrier(MPI_COMM_WORLD);
-    TU_RC(small_file(ctx, path, "format=netcdf4:backend=netcdf", msg, sizeof msg), TSR_EHINT);
-    TU_EQ(strstr(msg, "does not write") != NULL, 1);
-    TU_RC(small_file(ctx, path, "format=cdf2:backend=netcdf4", msg, sizeof msg), TSR_EHINT);
-    TU_RC(small_file(ctx, path, "format=netcdf4:quantize=bitround:99", msg, sizeof msg), TSR_EHINT);
-    TU_EQ(strstr(msg, "quantize") != NULL, 1);
-    TU_RC(small_file(ctx, path, "format=netcdf4:chunks=0x4", msg, sizeof msg), TSR_EHINT);
-    TU_RC(small_file(ctx, path, "format=netcdf4:deflate=10", msg, sizeof msg), TSR_EHINT);
-    TU_RC(small_file(ctx, path, "format=netcdf4:chunks=contiguous:deflate=1", msg, sizeof msg),
+    TSR_CHECK_RC(small_file(ctx, path, "format=netcdf4:backend=netcdf", msg, sizeof msg), TSR_EHINT);
+    TSR_CHECK_EQ_INT(strstr(msg, "does not write") != NULL, 1);
+    TSR_CHECK_RC(small_file(ctx, path, "format=cdf2:backend=netcdf4", msg, sizeof msg), TSR_EHINT);
+    TSR_CHECK_RC(small_file(ctx, path, "format=netcdf4:quantize=bitround:99", msg, sizeof msg), TSR_EHINT);
+    TSR_CHECK_EQ_INT(strstr(msg, "quantize") != NULL, 1);
+    TSR_CHECK_RC(small_file(ctx, path, "format=netcdf4:chunks=0x4", msg, sizeof msg), TSR_EHINT);
+    TSR_CHECK_RC(small_file(ctx, path, "format=netcdf4:deflate=10", msg, sizeof msg), TSR_EHINT);
+    TSR_CHECK_RC(small_file(ctx, path, "format=netcdf4:chunks=contiguous:deflate=1", msg, sizeof msg),
           TSR_EHINT);
-    TU_EQ(strstr(msg, "contiguous") != NULL, 1);
+    TSR_CHECK_EQ_INT(strstr(msg, "contiguous") != NULL, 1);
     /* Uncompressed contiguous storage is fine. */
-    TU_OK(small_file(ctx, path, "format=netcdf4:chunks=contiguous", msg, sizeof msg));
+    TSR_CHECK_OK(small_file(ctx, path, "format=netcdf4:chunks=contiguous", msg, sizeof msg));
   } else {
-    TU_OK(tsr_finalize(&ctx));
+    TSR_CHECK_OK(tsr_finalize(&ctx));
     MPI_Comm_free(&model);
     return -1;
   }
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
   return tu_finish(name);
 }
@@ -468,7 +468,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 77;
   }
-  TU_OK(rc);
+  TSR_CHECK_OK(rc);
   int nr = 0, notbuilt = 0;
   if (ctx) { /* model ranks (servers return from tsr_init at finalize) */
     MPI_Comm_size(model, &nr);
@@ -478,9 +478,9 @@ int main(int argc, char **argv) {
     if (rc && !notbuilt)
       fprintf(stderr, "[rank %d] %s: %s (%s)\n", tu_rank, argv[2], tsr_errname(rc),
               tsr_last_error());
-    if (!notbuilt) TU_OK(rc);
+    if (!notbuilt) TSR_CHECK_OK(rc);
     if (!rc && !S.servers && !S.split) verify_tessera(ctx, &S, path, nr, model_rank);
-    TU_OK(tsr_finalize(&ctx)); /* servers: waits until the file is written */
+    TSR_CHECK_OK(tsr_finalize(&ctx)); /* servers: waits until the file is written */
     MPI_Comm_free(&model);
   }
   MPI_Allreduce(MPI_IN_PLACE, &notbuilt, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -72,11 +72,11 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
     for (int64_t k = 0; k < NZ; k++)
       for (int64_t r = 0; r < nrows; r++)
         for (int64_t i = 0; i < NX; i++) idx[n++] = (k * NY + rows[r]) * NX + i;
-    TU_OK(tsr_decomp_map(ctx, 2, g2, nrows * NX, idx, &d2)); /* level 0's are the 2-D ones */
-    TU_OK(tsr_decomp_map(ctx, 3, g3, n, idx, &d3));
+    TSR_CHECK_OK(tsr_decomp_map(ctx, 2, g2, nrows * NX, idx, &d2)); /* level 0's are the 2-D ones */
+    TSR_CHECK_OK(tsr_decomp_map(ctx, 3, g3, n, idx, &d3));
   } else {
-    TU_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
-    TU_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
+    TSR_CHECK_OK(tsr_decomp_box(ctx, 2, g2, s2, c2, NULL, NULL, &d2));
+    TSR_CHECK_OK(tsr_decomp_box(ctx, 3, g3, s3, c3, NULL, NULL, &d3));
   }
   tsr_file *f = NULL;
   int rc = tsr_create(ctx, path, hints, &f);
@@ -86,29 +86,29 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
     return rc;
   }
   int dT, dz, dy, dx, ds, vid[NV], times;
-  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
-  TU_OK(tsr_def_dim(f, "DateStrLen", 19, &ds));
-  TU_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
-  TU_OK(tsr_def_dim(f, "south_north", NY, &dy));
-  TU_OK(tsr_def_dim(f, "west_east", NX, &dx));
-  TU_OK(tsr_def_var(f, "Times", TSR_CHAR, 2, (int[]){dT, ds}, &times));
+  TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dT));
+  TSR_CHECK_OK(tsr_def_dim(f, "DateStrLen", 19, &ds));
+  TSR_CHECK_OK(tsr_def_dim(f, "bottom_top", NZ, &dz));
+  TSR_CHECK_OK(tsr_def_dim(f, "south_north", NY, &dy));
+  TSR_CHECK_OK(tsr_def_dim(f, "west_east", NX, &dx));
+  TSR_CHECK_OK(tsr_def_var(f, "Times", TSR_CHAR, 2, (int[]){dT, ds}, &times));
   for (int v = 0; v < NV; v++) {
     const gspec *g = &VARS[v];
-    if (g->nd == 3) TU_OK(tsr_def_var(f, g->name, g->type, 4, (int[]){dT, dz, dy, dx}, &vid[v]));
-    else TU_OK(tsr_def_var(f, g->name, g->type, 3, (int[]){dT, dy, dx}, &vid[v]));
+    if (g->nd == 3) TSR_CHECK_OK(tsr_def_var(f, g->name, g->type, 4, (int[]){dT, dz, dy, dx}, &vid[v]));
+    else TSR_CHECK_OK(tsr_def_var(f, g->name, g->type, 3, (int[]){dT, dy, dx}, &vid[v]));
   }
   /* MYVAR is no WRF field: its parameter comes from attributes. */
-  TU_OK(tsr_put_att(f, vid[3], "GRIB_discipline", TSR_INT, 1, (int[]){0}));
-  TU_OK(tsr_put_att(f, vid[3], "GRIB_parameterCategory", TSR_INT, 1, (int[]){1}));
-  TU_OK(tsr_put_att(f, vid[3], "GRIB_parameterNumber", TSR_INT, 1, (int[]){8}));
-  TU_OK(tsr_put_att(f, vid[3], "GRIB_typeOfFirstFixedSurface", TSR_INT, 1, (int[]){1}));
+  TSR_CHECK_OK(tsr_put_att(f, vid[3], "GRIB_discipline", TSR_INT, 1, (int[]){0}));
+  TSR_CHECK_OK(tsr_put_att(f, vid[3], "GRIB_parameterCategory", TSR_INT, 1, (int[]){1}));
+  TSR_CHECK_OK(tsr_put_att(f, vid[3], "GRIB_parameterNumber", TSR_INT, 1, (int[]){8}));
+  TSR_CHECK_OK(tsr_put_att(f, vid[3], "GRIB_typeOfFirstFixedSurface", TSR_INT, 1, (int[]){1}));
   /* Frame t is t hours after the start: forecastTime t, in hours. */
-  TU_OK(tsr_put_att(f, TSR_GLOBAL, "SIMULATION_START_DATE", TSR_CHAR, 19, "2026-01-01_00:00:00"));
-  TU_OK(tsr_enddef(f));
+  TSR_CHECK_OK(tsr_put_att(f, TSR_GLOBAL, "SIMULATION_START_DATE", TSR_CHAR, 19, "2026-01-01_00:00:00"));
+  TSR_CHECK_OK(tsr_enddef(f));
   for (int t = 0; t < NT; t++) {
     char date[20];
     snprintf(date, sizeof date, "2026-01-01_%02d:00:00", t);
-    TU_OK(tsr_put_global(f, times, t, date));
+    TSR_CHECK_OK(tsr_put_global(f, times, t, date));
     for (int v = 0; v < NV; v++) {
       const gspec *g = &VARS[v];
       int64_t nk = g->nd == 3 ? NZ : 1, n = nk * ny * NX, q = 0;
@@ -121,7 +121,7 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
             else if (g->type == TSR_DOUBLE) ((double *)buf)[q] = w;
             else ((int32_t *)buf)[q] = (int32_t)tu_value(v, t, k, j, i);
           }
-      TU_OK(tsr_put(f, vid[v], t, g->nd == 3 ? d3 : d2, buf));
+      TSR_CHECK_OK(tsr_put(f, vid[v], t, g->nd == 3 ? d3 : d2, buf));
       free(buf);
     }
   }
@@ -133,47 +133,47 @@ static int write_grib(tsr_ctx *ctx, MPI_Comm model, const char *path, const char
 
 static long get_long(codes_handle *h, const char *key) {
   long v = -999;
-  TU_EQ(codes_get_long(h, key, &v), 0);
+  TSR_CHECK_EQ_INT(codes_get_long(h, key, &v), 0);
   return v;
 }
 
 /* Every message: which field, level and frame it is, and its values. */
 static void verify(const char *path) {
   FILE *fp = fopen(path, "rb");
-  TU_EQ(fp != NULL, 1);
+  TSR_CHECK_EQ_INT(fp != NULL, 1);
   if (!fp) return;
   int seen[NV][NT][NZ] = {{{0}}}, nmsg = 0, err = 0;
   codes_handle *h;
   while ((h = codes_handle_new_from_file(NULL, fp, PRODUCT_GRIB, &err)) != NULL) {
     nmsg++;
-    TU_EQ(get_long(h, "edition"), 2);
+    TSR_CHECK_EQ_INT(get_long(h, "edition"), 2);
     long disc = get_long(h, "discipline"), cat = get_long(h, "parameterCategory"),
          num = get_long(h, "parameterNumber"), sfc = get_long(h, "typeOfFirstFixedSurface"),
          lev = get_long(h, "scaledValueOfFirstFixedSurface"), t = get_long(h, "forecastTime");
-    TU_EQ(get_long(h, "dataDate"), 20260101);
-    TU_EQ(get_long(h, "dataTime"), 0);
-    TU_EQ(get_long(h, "indicatorOfUnitOfTimeRange"), 1); /* hours */
-    TU_EQ(get_long(h, "Ni"), NX);
-    TU_EQ(get_long(h, "Nj"), NY);
-    TU_EQ(get_long(h, "bitsPerValue"), BITS);
+    TSR_CHECK_EQ_INT(get_long(h, "dataDate"), 20260101);
+    TSR_CHECK_EQ_INT(get_long(h, "dataTime"), 0);
+    TSR_CHECK_EQ_INT(get_long(h, "indicatorOfUnitOfTimeRange"), 1); /* hours */
+    TSR_CHECK_EQ_INT(get_long(h, "Ni"), NX);
+    TSR_CHECK_EQ_INT(get_long(h, "Nj"), NY);
+    TSR_CHECK_EQ_INT(get_long(h, "bitsPerValue"), BITS);
     int v = -1;
     for (int i = 0; i < NV; i++)
       if (VARS[i].disc == disc && VARS[i].cat == cat && VARS[i].num == num &&
           VARS[i].surface == sfc)
         v = i;
-    TU_EQ(v >= 0, 1);
+    TSR_CHECK_EQ_INT(v >= 0, 1);
     long k = v >= 0 && VARS[v].nd == 3 ? lev - 1 : 0;
-    if (v >= 0 && VARS[v].nd == 2) TU_EQ(lev, VARS[v].level);
+    if (v >= 0 && VARS[v].nd == 2) TSR_CHECK_EQ_INT(lev, VARS[v].level);
     if (v < 0 || k < 0 || k >= NZ || t < 0 || t >= NT) {
       codes_handle_delete(h);
       continue;
     }
     seen[v][t][k]++;
     size_t n = 0;
-    TU_EQ(codes_get_size(h, "values", &n), 0);
-    TU_EQ(n, NX * NY);
+    TSR_CHECK_EQ_INT(codes_get_size(h, "values", &n), 0);
+    TSR_CHECK_EQ_INT(n, NX * NY);
     double *vals = malloc(n * sizeof *vals), lo = INFINITY, hi = -INFINITY;
-    TU_EQ(codes_get_double_array(h, "values", vals, &n), 0);
+    TSR_CHECK_EQ_INT(codes_get_double_array(h, "values", vals, &n), 0);
     for (int j = 0; j < NY; j++)
       for (int i = 0; i < NX; i++) {
         double w = VARS[v].type == TSR_INT ? (double)tu_value(v, t, k, j, i)
@@ -195,16 +195,16 @@ static void verify(const char *path) {
       }
     if (worst > tol)
       fprintf(stderr, "%s t=%ld k=%ld: error %g > %g\n", VARS[v].name, t, k, worst, tol);
-    TU_EQ(worst <= tol, 1);
+    TSR_CHECK_EQ_INT(worst <= tol, 1);
     free(vals);
     codes_handle_delete(h);
   }
   fclose(fp);
-  TU_EQ(nmsg, NT * (NZ + 3)); /* T's levels, T2, PSFC, MYVAR; not FOO nor Times */
+  TSR_CHECK_EQ_INT(nmsg, NT * (NZ + 3)); /* T's levels, T2, PSFC, MYVAR; not FOO nor Times */
   for (int v = 0; v < NV; v++)
     for (int t = 0; t < NT; t++)
       for (int k = 0; k < (VARS[v].nd == 3 ? NZ : 1); k++)
-        TU_EQ(seen[v][t][k], VARS[v].disc < 0 ? 0 : 1);
+        TSR_CHECK_EQ_INT(seen[v][t][k], VARS[v].disc < 0 ? 0 : 1);
 }
 
 /* The whole file, or NULL. */
@@ -226,13 +226,13 @@ static void same_as(const char *ref, const char *path) {
   if (tu_rank != 0) return;
   long n0, n1;
   char *a = slurp(ref, &n0), *b = slurp(path, &n1);
-  TU_EQ(a != NULL && b != NULL, 1);
-  TU_EQ(n1, n0);
+  TSR_CHECK_EQ_INT(a != NULL && b != NULL, 1);
+  TSR_CHECK_EQ_INT(n1, n0);
   long diff = -1;
   for (long i = 0; a && b && n0 == n1 && i < n0 && diff < 0; i++)
     if (a[i] != b[i]) diff = i;
   if (diff >= 0) fprintf(stderr, "%s differs from %s at byte %ld\n", path, ref, diff);
-  TU_EQ(diff, -1);
+  TSR_CHECK_EQ_INT(diff, -1);
   free(a);
   free(b);
 }
@@ -268,11 +268,11 @@ static int servers_matrix(const char *dir, int nranks) {
     snprintf(path, sizeof path, "%s/grib_matrix%d_np%d.grb2", dir, i, nranks);
     tsr_ctx *ctx = NULL;
     MPI_Comm model = MPI_COMM_NULL;
-    TU_OK(tsr_init(MPI_COMM_WORLD, init, &ctx, &model));
+    TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, init, &ctx, &model));
     if (ctx) {
       rc = write_grib(ctx, model, path, "format=grib2:grib_bits=16:strategy=servers");
-      if (rc != TSR_ENOTBUILT) TU_OK(rc);
-      TU_OK(tsr_finalize(&ctx));
+      if (rc != TSR_ENOTBUILT) TSR_CHECK_OK(rc);
+      TSR_CHECK_OK(tsr_finalize(&ctx));
       MPI_Comm_free(&model);
     }
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -304,7 +304,7 @@ static int same_bytes(tsr_ctx *ctx, MPI_Comm model, const char *dir, int nranks)
     snprintf(path, sizeof path, "%s/grib_aggregate2_w%d_np%d.grb2", dir, counts[c], nranks);
     snprintf(hints, sizeof hints, "format=grib2:grib_bits=16:strategy=aggregate:aggregators=%d",
              counts[c]);
-    TU_OK(write_grib(ctx, model, path, hints));
+    TSR_CHECK_OK(write_grib(ctx, model, path, hints));
     same_as(ref, path);
     if (tu_rank == 0) verify(path);
   }
@@ -342,7 +342,7 @@ int main(int argc, char **argv) {
              strcmp(sc, "servers2b") == 0 ? ":server_buffer_bytes=4k" : "");
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, init[0] ? init : NULL, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, init[0] ? init : NULL, &ctx, &model));
   int rc = 0;
   if (ctx) {
     if (strcmp(sc, "aggregate2") == 0) rc = same_bytes(ctx, model, argv[1], nranks);
@@ -355,12 +355,12 @@ int main(int argc, char **argv) {
      * done with it (tsr_finalize waits for them; tsr_close does not). */
     if (!rc && servers) rc = serial_ref(ctx, model, argv[1], sc, nranks, ref, sizeof ref);
     if (strcmp(sc, "direct") == 0) { /* the reason names the strategy and the backend */
-      TU_RC(rc, TSR_EHINT);
+      TSR_CHECK_RC(rc, TSR_EHINT);
       const char *why = tsr_last_error();
-      TU_EQ(why && strstr(why, "direct") && strstr(why, "grib2") && strstr(why, "whole"), 1);
+      TSR_CHECK_EQ_INT(why && strstr(why, "direct") && strstr(why, "grib2") && strstr(why, "whole"), 1);
     }
-    else if (rc != TSR_ENOTBUILT) TU_OK(rc);
-    TU_OK(tsr_finalize(&ctx));
+    else if (rc != TSR_ENOTBUILT) TSR_CHECK_OK(rc);
+    TSR_CHECK_OK(tsr_finalize(&ctx));
     MPI_Comm_free(&model);
   }
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -36,40 +36,40 @@ static int run(const char *dir, const char *extra, const char *label, int64_t *p
   MPI_Comm model = MPI_COMM_NULL;
   int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
   if (model == MPI_COMM_NULL) return rc; /* a server: the job's outcome */
-  TU_OK(rc);
+  TSR_CHECK_OK(rc);
   int m;
   MPI_Comm_rank(model, &m);
   enum { Z = 2, Y = 32, X = 32 };
   tsr_decomp *d = NULL;
   double *buf = NULL;
-  TU_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
+  TSR_CHECK_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
   snprintf(path, sizeof path, "%s/conc_errors_%s.nc", dir, label);
   tsr_file *f = NULL;
-  TU_OK(tsr_create(ctx, path, "backend=null", &f));
+  TSR_CHECK_OK(tsr_create(ctx, path, "backend=null", &f));
   int dz, dy, dx, v;
-  TU_OK(tsr_def_dim(f, "z", Z, &dz));
-  TU_OK(tsr_def_dim(f, "y", Y, &dy));
-  TU_OK(tsr_def_dim(f, "x", X, &dx));
-  TU_OK(tsr_def_var(f, "W", TSR_DOUBLE, 3, (int[]){dz, dy, dx}, &v));
-  TU_OK(tsr_enddef(f));
-  TU_OK(tsr_put(f, v, 0, d, buf));
+  TSR_CHECK_OK(tsr_def_dim(f, "z", Z, &dz));
+  TSR_CHECK_OK(tsr_def_dim(f, "y", Y, &dy));
+  TSR_CHECK_OK(tsr_def_dim(f, "x", X, &dx));
+  TSR_CHECK_OK(tsr_def_var(f, "W", TSR_DOUBLE, 3, (int[]){dz, dy, dx}, &v));
+  TSR_CHECK_OK(tsr_enddef(f));
+  TSR_CHECK_OK(tsr_put(f, v, 0, d, buf));
   int frc = tsr_flush(f);
   if (frc) { /* the message names the server and the bundle */
     int code = 0;
     const char *msg = NULL;
-    TU_EQ(tsr_backend_error(f, &code, &msg), TSR_ENOMEM);
+    TSR_CHECK_EQ_INT(tsr_backend_error(f, &code, &msg), TSR_ENOMEM);
     int named = msg && strstr(msg, "server 0") && strstr(msg, "bundle of");
     if (!named) fprintf(stderr, "rank %d: message \"%s\"\n", m, msg ? msg : "(none)");
-    TU_EQ(named, 1);
+    TSR_CHECK_EQ_INT(named, 1);
   }
   tsr_stats sts;
-  TU_OK(tsr_get_stats(ctx, &sts));
+  TSR_CHECK_OK(tsr_get_stats(ctx, &sts));
   *peak = sts.server_peak_bytes;
   /* Whatever close and finalize say, they say it on every model rank. */
   int crc = tsr_close(&f), lo, hi;
   MPI_Allreduce(&crc, &lo, 1, MPI_INT, MPI_MIN, model);
   MPI_Allreduce(&crc, &hi, 1, MPI_INT, MPI_MAX, model);
-  TU_EQ(lo, hi);
+  TSR_CHECK_EQ_INT(lo, hi);
   tsr_decomp_free(&d);
   tsr_finalize(&ctx);
   free(buf);
@@ -82,11 +82,11 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   int64_t peak = -1;
   int rc = run(dir, ":server_buffer_bytes=4k", "tiny", &peak);
-  TU_EQ(rc, TSR_ENOMEM); /* every rank: model ranks from tsr_flush, the server from tsr_init */
+  TSR_CHECK_EQ_INT(rc, TSR_ENOMEM); /* every rank: model ranks from tsr_flush, the server from tsr_init */
   MPI_Barrier(MPI_COMM_WORLD);
   peak = -1;
   rc = run(dir, ":server_buffer_bytes=64k", "fits", &peak);
-  TU_EQ(rc, TSR_OK);
-  if (peak >= 0) TU_EQ(peak > 0 && peak <= 65536, 1);
+  TSR_CHECK_EQ_INT(rc, TSR_OK);
+  if (peak >= 0) TSR_CHECK_EQ_INT(peak > 0 && peak <= 65536, 1);
   return tu_finish("servers_conc_errors");
 }

@@ -120,9 +120,9 @@ static void write_all(const config *C, const variant *V, const char *dir, const 
            V->hints, C->extra);
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
   if (model == MPI_COMM_NULL) { /* a server: it served until the model finalized */
-    TU_EQ(ctx == NULL, 1);
+    TSR_CHECK_EQ_INT(ctx == NULL, 1);
     return;
   }
   int M = np - C->G * C->T;
@@ -130,7 +130,7 @@ static void write_all(const config *C, const variant *V, const char *dir, const 
   for (int k = 0; k < K_NKINDS; k++) {
     if (k == K_ZERO && M == 1) continue;
     decomps D;
-    TU_OK(make_decomps(ctx, model, (kind)k, &D));
+    TSR_CHECK_OK(make_decomps(ctx, model, (kind)k, &D));
     char pa[512], pb[512], hb[64];
     path_of(pa, sizeof pa, dir, tag, (kind)k, transport, 'A');
     path_of(pb, sizeof pb, dir, tag, (kind)k, transport, 'B');
@@ -141,18 +141,18 @@ static void write_all(const config *C, const variant *V, const char *dir, const 
       free_decomps(&D);
       break;
     }
-    TU_OK(rc);
-    TU_OK(open_file(ctx, pb, hb, &D, 10, &B));
-    TU_OK(put_frame(&A, &D, 0));
-    TU_OK(put_frame(&B, &D, 0));
-    TU_OK(tsr_close(&A.f));
-    TU_OK(tsr_flush(B.f));
-    TU_OK(put_frame(&B, &D, 1));
-    TU_OK(put_frame(&B, &D, 2));
-    TU_OK(tsr_close(&B.f));
+    TSR_CHECK_OK(rc);
+    TSR_CHECK_OK(open_file(ctx, pb, hb, &D, 10, &B));
+    TSR_CHECK_OK(put_frame(&A, &D, 0));
+    TSR_CHECK_OK(put_frame(&B, &D, 0));
+    TSR_CHECK_OK(tsr_close(&A.f));
+    TSR_CHECK_OK(tsr_flush(B.f));
+    TSR_CHECK_OK(put_frame(&B, &D, 1));
+    TSR_CHECK_OK(put_frame(&B, &D, 2));
+    TSR_CHECK_OK(tsr_close(&B.f));
     free_decomps(&D);
   }
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
 }
 
@@ -170,7 +170,7 @@ static int64_t float_files(const config *C, const char *label, const char *extra
   snprintf(hints, sizeof hints, "strategy=servers:io_groups=%d:io_tasks=%d%s", C->G, C->T, extra);
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
   if (model == MPI_COMM_NULL) return -1;
   int M = np - C->G * C->T;
   const char *fh = strcmp(label, "serial") == 0 ? "strategy=serial"
@@ -179,7 +179,7 @@ static int64_t float_files(const config *C, const char *label, const char *extra
   for (int k = 0; k < K_NKINDS; k++) {
     if (k == K_ZERO && M == 1) continue;
     decomps D;
-    TU_OK(make_decomps(ctx, model, (kind)k, &D));
+    TSR_CHECK_OK(make_decomps(ctx, model, (kind)k, &D));
     char path[512];
     path_of(path, sizeof path, dir, tag, (kind)k, label, 'F');
     tsr_file *f = NULL;
@@ -188,14 +188,14 @@ static int64_t float_files(const config *C, const char *label, const char *extra
       free_decomps(&D);
       break;
     }
-    TU_OK(rc);
+    TSR_CHECK_OK(rc);
     int dt, dz, dy, dx, v;
-    TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
-    TU_OK(tsr_def_dim(f, "z", NZ, &dz));
-    TU_OK(tsr_def_dim(f, "y", NY, &dy));
-    TU_OK(tsr_def_dim(f, "x", NX, &dx));
-    TU_OK(tsr_def_var(f, "D", TSR_FLOAT, 4, (int[]){dt, dz, dy, dx}, &v));
-    TU_OK(tsr_enddef(f));
+    TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
+    TSR_CHECK_OK(tsr_def_dim(f, "z", NZ, &dz));
+    TSR_CHECK_OK(tsr_def_dim(f, "y", NY, &dy));
+    TSR_CHECK_OK(tsr_def_dim(f, "x", NX, &dx));
+    TSR_CHECK_OK(tsr_def_var(f, "D", TSR_FLOAT, 4, (int[]){dt, dz, dy, dx}, &v));
+    TSR_CHECK_OK(tsr_enddef(f));
     const int64_t *mst = D.mst[1], *mct = D.mct[1];
     int64_t n = mct[0] * mct[1] * mct[2];
     double *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof *buf);
@@ -205,17 +205,17 @@ static int64_t float_files(const config *C, const char *label, const char *extra
         for (int64_t jj = 0; jj < mct[1]; jj++)
           for (int64_t ii = 0; ii < mct[2]; ii++, q++)
             buf[q] = dvalue(t, mst[0] + kk, mst[1] + jj, mst[2] + ii); /* halos too */
-      TU_OK(tsr_put_typed(f, v, t, D.d[1], TSR_DOUBLE, buf));
+      TSR_CHECK_OK(tsr_put_typed(f, v, t, D.d[1], TSR_DOUBLE, buf));
     }
     /* Only double -> float is converted. */
-    TU_EQ(tsr_put_typed(f, v, 0, D.d[1], TSR_INT, buf), TSR_EINVAL);
+    TSR_CHECK_EQ_INT(tsr_put_typed(f, v, 0, D.d[1], TSR_INT, buf), TSR_EINVAL);
     free(buf);
-    TU_OK(tsr_close(&f));
+    TSR_CHECK_OK(tsr_close(&f));
     free_decomps(&D);
   }
   tsr_stats st;
-  TU_OK(tsr_get_stats(ctx, &st));
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_get_stats(ctx, &st));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
   return st.server_bytes_sent;
 }
@@ -223,11 +223,11 @@ static int64_t float_files(const config *C, const char *label, const char *extra
 /* Every value of D in @p path is (float) of the double put (fill in holes). */
 static void verify_float(const char *path, kind kd) {
   int nc, vid;
-  TU_EQ(nc_open(path, NC_NOWRITE, &nc), NC_NOERR);
-  TU_EQ(nc_inq_varid(nc, "D", &vid), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_open(path, NC_NOWRITE, &nc), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_inq_varid(nc, "D", &vid), NC_NOERR);
   static float got[2 * NZ * NY * NX];
   size_t st[4] = {0, 0, 0, 0}, ct[4] = {2, NZ, NY, NX};
-  TU_EQ(nc_get_vara_float(nc, vid, st, ct, got), NC_NOERR);
+  TSR_CHECK_EQ_INT(nc_get_vara_float(nc, vid, st, ct, got), NC_NOERR);
   int64_t bad = 0, q = 0;
   for (int t = 0; t < 2; t++)
     for (int64_t k = 0; k < NZ; k++)
@@ -239,7 +239,7 @@ static void verify_float(const char *path, kind kd) {
             fprintf(stderr, "%s: D[%d,%lld,%lld,%lld] = %.9g, want %.9g\n", path, t, (long long)k,
                     (long long)j, (long long)i, got[q], want);
         }
-  TU_EQ(bad, 0);
+  TSR_CHECK_EQ_INT(bad, 0);
   nc_close(nc);
 }
 
@@ -273,7 +273,7 @@ static void float_scenario(const char *dir, int np, int rank) {
         tile2(&D, NX, s2, c2);
         values += 2 * NZ * c2[0] * c2[1];
       }
-      TU_EQ(native - single, 4 * values);
+      TSR_CHECK_EQ_INT(native - single, 4 * values);
     }
     if (rank != 0) continue;
     for (int k = 0; k < K_NKINDS; k++) {
@@ -288,7 +288,7 @@ static void float_scenario(const char *dir, int np, int rank) {
       verify_float(a, (kind)k);
       verify_float(b, (kind)k);
       verify_float(r, (kind)k);
-      TU_EQ(same_bytes(a, b), 1);
+      TSR_CHECK_EQ_INT(same_bytes(a, b), 1);
     }
   }
 }
@@ -303,31 +303,31 @@ static int64_t slow_run(const char *dir, const char *extra, const char *label, i
   snprintf(hints, sizeof hints, "strategy=servers:io_tasks=%d:buffer_bytes=256k%s", T, extra);
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  TU_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, hints, &ctx, &model));
   if (model == MPI_COMM_NULL) return -1;
   enum { Z = 4, Y = 64, X = 64 };
   tsr_decomp *d = NULL;
   double *buf = NULL;
-  TU_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
+  TSR_CHECK_OK(srv_rows(ctx, model, Z, Y, X, &d, &buf));
   snprintf(path, sizeof path, "%s/slow_%s.nc", dir, label);
   tsr_file *f = NULL;
-  TU_OK(tsr_create(ctx, path, backend, &f));
+  TSR_CHECK_OK(tsr_create(ctx, path, backend, &f));
   int dt, dz, dy, dx, v;
-  TU_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
-  TU_OK(tsr_def_dim(f, "z", Z, &dz));
-  TU_OK(tsr_def_dim(f, "y", Y, &dy));
-  TU_OK(tsr_def_dim(f, "x", X, &dx));
-  TU_OK(tsr_def_var(f, "W", TSR_DOUBLE, 4, (int[]){dt, dz, dy, dx}, &v));
-  TU_OK(tsr_enddef(f));
-  for (int t = 0; t < 6; t++) TU_OK(tsr_put(f, v, t, d, buf));
+  TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
+  TSR_CHECK_OK(tsr_def_dim(f, "z", Z, &dz));
+  TSR_CHECK_OK(tsr_def_dim(f, "y", Y, &dy));
+  TSR_CHECK_OK(tsr_def_dim(f, "x", X, &dx));
+  TSR_CHECK_OK(tsr_def_var(f, "W", TSR_DOUBLE, 4, (int[]){dt, dz, dy, dx}, &v));
+  TSR_CHECK_OK(tsr_enddef(f));
+  for (int t = 0; t < 6; t++) TSR_CHECK_OK(tsr_put(f, v, t, d, buf));
   /* The servers' peak travels with the flush acknowledgement; the flush
    * comes after every frame was written. */
-  TU_OK(tsr_flush(f));
+  TSR_CHECK_OK(tsr_flush(f));
   tsr_stats sts;
-  TU_OK(tsr_get_stats(ctx, &sts));
-  TU_OK(tsr_close(&f));
+  TSR_CHECK_OK(tsr_get_stats(ctx, &sts));
+  TSR_CHECK_OK(tsr_close(&f));
   tsr_decomp_free(&d);
-  TU_OK(tsr_finalize(&ctx));
+  TSR_CHECK_OK(tsr_finalize(&ctx));
   free(buf);
   MPI_Comm_free(&model);
   return msgs ? sts.server_msgs_received : sts.server_peak_bytes;
@@ -377,20 +377,20 @@ int main(int argc, char **argv) {
       MPI_Comm nc = MPI_COMM_NULL;
       int rc = tsr_init(MPI_COMM_WORLD, bad_hints[i], &b, &nc);
       if (rc != TSR_EHINT) fprintf(stderr, "rank %d: %s -> %d\n", rank, bad_hints[i], rc);
-      TU_EQ(rc, TSR_EHINT);
-      TU_EQ(b == NULL && nc == MPI_COMM_NULL, 1);
+      TSR_CHECK_EQ_INT(rc, TSR_EHINT);
+      TSR_CHECK_EQ_INT(b == NULL && nc == MPI_COMM_NULL, 1);
     }
   } else if (strcmp(scenario, "rma") != 0) {
     if (rank == 0) fprintf(stderr, "unknown scenario %s\n", scenario);
-    TU_EQ(0, 1);
+    TSR_CHECK_EQ_INT(0, 1);
     return tu_finish("servers_transport");
   }
   /* Transport names come from the transport table: anything else is a hint
    * error on every rank, before any rank becomes a server. */
   tsr_ctx *bad = NULL;
   MPI_Comm none = MPI_COMM_NULL;
-  TU_EQ(tsr_init(MPI_COMM_WORLD, "strategy=servers:transport=pigeon", &bad, &none), TSR_EHINT);
-  TU_EQ(bad == NULL && none == MPI_COMM_NULL, 1);
+  TSR_CHECK_EQ_INT(tsr_init(MPI_COMM_WORLD, "strategy=servers:transport=pigeon", &bad, &none), TSR_EHINT);
+  TSR_CHECK_EQ_INT(bad == NULL && none == MPI_COMM_NULL, 1);
   for (int c = 0; c < nconfigs; c++) {
     const config *C = &configs[c];
     int M = np - C->G * C->T;
@@ -415,7 +415,7 @@ int main(int argc, char **argv) {
           if (!fits(C, &V[t], M)) continue;
           path_of(r, sizeof r, dir, tag, (kind)k, V[t].label, "AB"[fi]);
           verify(r, NULL, fi ? 3 : 1, fi ? 10 : 0, (kind)k, r);
-          TU_EQ(same_bytes(p, r), 1);
+          TSR_CHECK_EQ_INT(same_bytes(p, r), 1);
         }
       }
     }
@@ -434,7 +434,7 @@ int main(int argc, char **argv) {
         printf("messages received by the server: %lld without, %lld with %s\n",
                (long long)plain, (long long)conc, all + 1);
       /* One model rank sends one message per op either way. */
-      TU_EQ(conc > 0 && (np == 2 ? conc <= plain : conc < plain), 1);
+      TSR_CHECK_EQ_INT(conc > 0 && (np == 2 ? conc <= plain : conc < plain), 1);
     }
   }
   if (strcmp(scenario, "bound") == 0) {
@@ -461,13 +461,13 @@ int main(int argc, char **argv) {
                "bounded per_node %lld, bounded %s %lld (bound 65536)\n",
                (long long)bounded, (long long)bounded_rma, (long long)free_peak,
                (long long)bounded_node, c2 + 1, (long long)bounded_c2);
-      TU_EQ(bounded > 0 && bounded <= 65536, 1);
-      TU_EQ(bounded_rma > 0 && bounded_rma <= 65536, 1);
-      TU_EQ(bounded_node > 0 && bounded_node <= 65536, 1);
-      TU_EQ(bounded_c2 > 0 && bounded_c2 <= 65536, 1);
+      TSR_CHECK_EQ_INT(bounded > 0 && bounded <= 65536, 1);
+      TSR_CHECK_EQ_INT(bounded_rma > 0 && bounded_rma <= 65536, 1);
+      TSR_CHECK_EQ_INT(bounded_node > 0 && bounded_node <= 65536, 1);
+      TSR_CHECK_EQ_INT(bounded_c2 > 0 && bounded_c2 <= 65536, 1);
       /* Without the bound a server holds at least a whole tile (the
        * largest is no smaller than 128 KiB / M), more than the bound at 2 ranks. */
-      TU_EQ(free_peak >= (int64_t)131072 / (np - T), 1);
+      TSR_CHECK_EQ_INT(free_peak >= (int64_t)131072 / (np - T), 1);
     }
   }
   return tu_finish("servers_transport");

@@ -54,27 +54,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/tsr_fixtures.h" /* tsr_test_same_bytes */
+#include "../common/tsr_fixtures.h" /* tsr_test_same_bytes, tsr_test.h checks */
 #include "tessera.h"
 
-static int g_rank, g_size, g_fail;
-
-#define CHECK(expr)                                                                    \
-  do {                                                                                 \
-    if (!(expr)) {                                                                     \
-      fprintf(stderr, "rank %d: %s:%d: FAIL %s\n", g_rank, __FILE__, __LINE__, #expr); \
-      g_fail = 1;                                                                      \
-    }                                                                                  \
-  } while (0)
-#define CHECK_RC(call, want)                                                                \
-  do {                                                                                      \
-    int rc_ = (call);                                                                       \
-    if (rc_ != (want)) {                                                                    \
-      fprintf(stderr, "rank %d: %s:%d: FAIL %s: got %s, want %s (%s)\n", g_rank, __FILE__, \
-              __LINE__, #call, tsr_errname(rc_), tsr_errname(want), tsr_last_error());      \
-      g_fail = 1;                                                                           \
-    }                                                                                       \
-  } while (0)
+/* g_rank and g_size are the ranks the scenario writes over (servers_stats
+ * switches them to the model communicator); checks are tsr_test.h's. */
+static int g_rank, g_size;
 
 static int exists(const char *p) { return access(p, F_OK) == 0; }
 
@@ -160,10 +145,10 @@ static int identical(tsr_ctx **ctx, const char *strategy, const char *dir, const
   snprintf(hints, sizeof hints, "strategy=%s", strategy);
   int rc = write_file(*ctx, ref, hints, 96, 3);
   if (rc == TSR_ENOTBUILT) return 77;
-  CHECK_RC(rc, 0);
+  TSR_CHECK_RC(rc, 0);
   snprintf(hints, sizeof hints, "strategy=%s:stage_dir=%s%s", strategy, sdir, extra);
-  CHECK_RC(write_file(*ctx, stg, hints, 96, 3), 0);
-  CHECK_RC(tsr_finalize(ctx), 0); /* waits for the drain */
+  TSR_CHECK_RC(write_file(*ctx, stg, hints, 96, 3), 0);
+  TSR_CHECK_RC(tsr_finalize(ctx), 0); /* waits for the drain */
   MPI_Barrier(MPI_COMM_WORLD);
   /* Every piece of split, the one file otherwise, compared on its owner. */
   int pieces = strcmp(strategy, "split") == 0 ? g_size : 1;
@@ -176,10 +161,10 @@ static int identical(tsr_ctx **ctx, const char *strategy, const char *dir, const
       final_name(a, sizeof a, ref, strategy);
       final_name(b, sizeof b, stg, strategy);
     }
-    CHECK(file_size(b) > 0);
-    CHECK(tsr_test_same_bytes(a, b));
+    TSR_CHECK(file_size(b) > 0);
+    TSR_CHECK(tsr_test_same_bytes(a, b));
   }
-  if (g_rank == 0) CHECK(count_entries(sdir) == 0);
+  if (g_rank == 0) TSR_CHECK(count_entries(sdir) == 0);
   return 0;
 }
 
@@ -210,10 +195,10 @@ static int read_marker(const char *sdir, char *dest, size_t n, long long *size,
  * the stage is empty. */
 static void finalize_compare(tsr_ctx **ctx, const char *final, const char *ref, const char *sdir) {
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(tsr_finalize(ctx), 0);
+  TSR_CHECK_RC(tsr_finalize(ctx), 0);
   if (g_rank == 0) {
-    CHECK(tsr_test_same_bytes(final, ref));
-    CHECK(count_entries(sdir) == 0);
+    TSR_CHECK(tsr_test_same_bytes(final, ref));
+    TSR_CHECK(count_entries(sdir) == 0);
   }
 }
 
@@ -229,22 +214,22 @@ static int hybrid(tsr_ctx **ctx, const char *dir) {
     unlink(large);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 256, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, ref, "strategy=serial", 256, 1), 0);
   /* Threshold 512 KiB: 64 rows (256 KiB) go direct, 256 rows (1 MiB) are staged. */
   snprintf(hints, sizeof hints,
            "strategy=serial:stage_dir=%s:stage_min_bytes=512k:stage_drain=finalize", sdir);
-  CHECK_RC(write_file(*ctx, small, hints, 64, 1), 0);
-  CHECK_RC(write_file(*ctx, large, hints, 256, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, small, hints, 64, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, large, hints, 256, 1), 0);
   if (g_rank == 0) {
-    CHECK(exists(small));
-    CHECK(!exists(large));
-    CHECK(count_entries(sdir) == 2); /* the staged file and its marker */
+    TSR_CHECK(exists(small));
+    TSR_CHECK(!exists(large));
+    TSR_CHECK(count_entries(sdir) == 2); /* the staged file and its marker */
     char dest[1024] = "", staged[1200] = "";
     long long size = -1;
-    CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
-    CHECK(strcmp(dest, large) == 0);
-    CHECK(size == file_size(ref));
-    CHECK(tsr_test_same_bytes(staged, ref));
+    TSR_CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
+    TSR_CHECK(strcmp(dest, large) == 0);
+    TSR_CHECK(size == file_size(ref));
+    TSR_CHECK(tsr_test_same_bytes(staged, ref));
   }
   finalize_compare(ctx, large, ref, sdir);
   return 0;
@@ -257,14 +242,14 @@ static int rewrite(tsr_ctx **ctx, const char *dir) {
   snprintf(sdir, sizeof sdir, "%s/stage_rewrite_np%d", dir, g_size);
   if (g_rank == 0) empty_dir(sdir);
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 512, 2), 0);
+  TSR_CHECK_RC(write_file(*ctx, ref, "strategy=serial", 512, 2), 0);
   snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s", sdir);
-  CHECK_RC(write_file(*ctx, path, hints, 512, 1), 0);
-  CHECK_RC(write_file(*ctx, path, hints, 512, 2), 0);
-  CHECK_RC(tsr_finalize(ctx), 0);
+  TSR_CHECK_RC(write_file(*ctx, path, hints, 512, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, path, hints, 512, 2), 0);
+  TSR_CHECK_RC(tsr_finalize(ctx), 0);
   if (g_rank == 0) {
-    CHECK(tsr_test_same_bytes(path, ref));
-    CHECK(count_entries(sdir) == 0);
+    TSR_CHECK(tsr_test_same_bytes(path, ref));
+    TSR_CHECK(count_entries(sdir) == 0);
   }
   return 0;
 }
@@ -281,18 +266,18 @@ static void read_check(tsr_ctx *ctx, const char *path, const char *hints, int64_
   int64_t ct[2] = {ny * (g_rank + 1) / g_size - st[0], nx};
   tsr_decomp *d = NULL;
   tsr_file *f = NULL;
-  CHECK_RC(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d), 0);
-  CHECK_RC(tsr_open(ctx, path, hints, &f), 0);
+  TSR_CHECK_RC(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d), 0);
+  TSR_CHECK_RC(tsr_open(ctx, path, hints, &f), 0);
   int v = -1, bad = 0;
-  CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
+  TSR_CHECK_RC(tsr_inq_varid(f, "v", &v), 0);
   float *buf = malloc((size_t)(ct[0] * nx) * sizeof(float) + 1);
-  CHECK_RC(tsr_get(f, v, t, d, buf), 0);
+  TSR_CHECK_RC(tsr_get(f, v, t, d, buf), 0);
   for (int64_t j = 0; j < ct[0]; j++)
     for (int64_t i = 0; i < nx; i++)
       bad += buf[j * nx + i] != (float)((i + 7 * (st[0] + j) + 8191 * t) % 16777216);
-  CHECK(bad == 0);
+  TSR_CHECK(bad == 0);
   free(buf);
-  CHECK_RC(tsr_close(&f), 0);
+  TSR_CHECK_RC(tsr_close(&f), 0);
   tsr_decomp_free(&d);
 }
 
@@ -313,27 +298,27 @@ static int stage_in(tsr_ctx **ctx, const char *dir) {
   snprintf(sdir, sizeof sdir, "%s/stage_in_np%d", dir, g_size);
   if (g_rank == 0) empty_dir(sdir);
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(write_file(*ctx, src, "strategy=serial", 64, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, src, "strategy=serial", 64, 1), 0);
   snprintf(hints, sizeof hints, "stage_dir=%s", sdir);
   read_check(*ctx, src, hints, 64, 0);
   long long ino = -1;
   if (g_rank == 0) {
-    CHECK(count_entries(sdir) == 1);
+    TSR_CHECK(count_entries(sdir) == 1);
     only_entry(sdir, copy, sizeof copy);
-    CHECK(tsr_test_same_bytes(copy, src));
+    TSR_CHECK(tsr_test_same_bytes(copy, src));
     ino = inode_of(copy);
   }
   read_check(*ctx, src, hints, 64, 0);
   if (g_rank == 0) {
-    CHECK(count_entries(sdir) == 1);
-    CHECK(inode_of(copy) == ino); /* reused, not copied again */
+    TSR_CHECK(count_entries(sdir) == 1);
+    TSR_CHECK(inode_of(copy) == ino); /* reused, not copied again */
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(write_file(*ctx, src, "strategy=serial", 64, 2), 0); /* a new version */
+  TSR_CHECK_RC(write_file(*ctx, src, "strategy=serial", 64, 2), 0); /* a new version */
   read_check(*ctx, src, hints, 64, 1);
   if (g_rank == 0) {
-    CHECK(count_entries(sdir) == 1);
-    CHECK(tsr_test_same_bytes(copy, src));
+    TSR_CHECK(count_entries(sdir) == 1);
+    TSR_CHECK(tsr_test_same_bytes(copy, src));
   }
   return 0;
 }
@@ -347,9 +332,9 @@ static int dest_missing(tsr_ctx **ctx, const char *dir) {
   snprintf(hints, sizeof hints, "strategy=aggregate:stage_dir=%s", sdir);
   int rc = write_file(*ctx, path, hints, 64, 1);
   if (rc == TSR_ENOTBUILT) return 77;
-  CHECK_RC(rc, TSR_EACCES);
-  if (g_rank == 0) CHECK(count_entries(sdir) == 0);
-  CHECK_RC(tsr_finalize(ctx), 0);
+  TSR_CHECK_RC(rc, TSR_EACCES);
+  if (g_rank == 0) TSR_CHECK(count_entries(sdir) == 0);
+  TSR_CHECK_RC(tsr_finalize(ctx), 0);
   return 0;
 }
 
@@ -364,13 +349,13 @@ static int kill_run(tsr_ctx **ctx, const char *dir, int log) {
   snprintf(sdir, sizeof sdir, "%s/stage_kill", dir);
   snprintf(list, sizeof list, "%s/kill_closed", dir);
   snprintf(ref, sizeof ref, "%s/kill_ref.nc", dir);
-  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 2048, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, ref, "strategy=serial", 2048, 1), 0);
   snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s%s", sdir,
            log ? ":stage_format=log:stage_drain=finalize" : "");
   FILE *lf = g_rank == 0 ? fopen(list, "w") : NULL;
   for (int k = 0; k < 3; k++) {
     snprintf(path[k], sizeof path[k], "%.500s/kill_%d.nc", dir, k);
-    CHECK_RC(write_file(*ctx, path[k], hints, 2048, 1), 0);
+    TSR_CHECK_RC(write_file(*ctx, path[k], hints, 2048, 1), 0);
     if (lf) {
       fprintf(lf, "%s\n", path[k]);
       fflush(lf);
@@ -414,19 +399,19 @@ static int log_read(tsr_ctx **ctx, const char *dir) {
   if (g_rank == 0) empty_dir(sdir), unlink(path);
   MPI_Barrier(MPI_COMM_WORLD);
   const int64_t ny = 96;
-  CHECK_RC(write_file(*ctx, ref, "strategy=serial", ny, 3), 0);
+  TSR_CHECK_RC(write_file(*ctx, ref, "strategy=serial", ny, 3), 0);
   snprintf(hints, sizeof hints,
            "strategy=serial:stage_dir=%s:stage_format=log:stage_drain=finalize", sdir);
-  CHECK_RC(write_file(*ctx, path, hints, ny, 3), 0);
+  TSR_CHECK_RC(write_file(*ctx, path, hints, ny, 3), 0);
   char dest[1024] = "", staged[1200] = "";
   long long size = -1;
   if (g_rank == 0) {
-    CHECK(!exists(path));
-    CHECK(count_entries(sdir) == 2); /* the log and its marker */
-    CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
+    TSR_CHECK(!exists(path));
+    TSR_CHECK(count_entries(sdir) == 2); /* the log and its marker */
+    TSR_CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
     struct stat sb;
-    CHECK(stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode));
-    CHECK(strcmp(dest, path) == 0);
+    TSR_CHECK(stat(staged, &sb) == 0 && S_ISDIR(sb.st_mode));
+    TSR_CHECK(strcmp(dest, path) == 0);
   }
   MPI_Bcast(staged, sizeof staged, MPI_CHAR, 0, MPI_COMM_WORLD);
   for (int t = 0; t < 3; t++) read_check(*ctx, staged, NULL, ny, t);
@@ -441,12 +426,12 @@ static int stage_full(tsr_ctx **ctx, const char *dir) {
   if (g_rank == 0) unlink(path);
   MPI_Barrier(MPI_COMM_WORLD);
   snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s", sdir);
-  CHECK_RC(write_file(*ctx, path, hints, 1024, 1), TSR_ENOSPC);
+  TSR_CHECK_RC(write_file(*ctx, path, hints, 1024, 1), TSR_ENOSPC);
   if (g_rank == 0) {
-    CHECK(!exists(path));
-    CHECK(count_entries(sdir) == 0);
+    TSR_CHECK(!exists(path));
+    TSR_CHECK(count_entries(sdir) == 0);
   }
-  CHECK_RC(tsr_finalize(ctx), 0);
+  TSR_CHECK_RC(tsr_finalize(ctx), 0);
   return 0;
 }
 
@@ -458,19 +443,19 @@ static int dest_full(tsr_ctx **ctx, const char *dir) {
   snprintf(sdir, sizeof sdir, "%s/stage_destfull", dir);
   if (g_rank == 0) empty_dir(sdir);
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(write_file(*ctx, ref, "strategy=serial", 1024, 1), 0);
+  TSR_CHECK_RC(write_file(*ctx, ref, "strategy=serial", 1024, 1), 0);
   snprintf(hints, sizeof hints, "strategy=serial:stage_dir=%s", sdir);
-  CHECK_RC(write_file(*ctx, path, hints, 1024, 1), 0); /* staged: the stage has room */
-  CHECK_RC(tsr_finalize(ctx), TSR_ENOSPC);               /* the drain had none */
+  TSR_CHECK_RC(write_file(*ctx, path, hints, 1024, 1), 0); /* staged: the stage has room */
+  TSR_CHECK_RC(tsr_finalize(ctx), TSR_ENOSPC);               /* the drain had none */
   if (g_rank == 0) {
-    CHECK(!exists(path));
-    CHECK(!exists(tmp));
+    TSR_CHECK(!exists(path));
+    TSR_CHECK(!exists(tmp));
     char dest[1024] = "", staged[1200] = "";
     long long size = -1;
-    CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
-    CHECK(strcmp(dest, path) == 0);
-    CHECK(size == file_size(ref));
-    CHECK(tsr_test_same_bytes(staged, ref));
+    TSR_CHECK(read_marker(sdir, dest, sizeof dest, &size, staged, sizeof staged) == 0);
+    TSR_CHECK(strcmp(dest, path) == 0);
+    TSR_CHECK(size == file_size(ref));
+    TSR_CHECK(tsr_test_same_bytes(staged, ref));
   }
   return 0;
 }
@@ -483,7 +468,7 @@ static int prestage(tsr_ctx **ctx, const char *dir, int write) {
   if (write) return write_file(*ctx, src, "strategy=serial", 64, 1);
   snprintf(hints, sizeof hints, "stage_dir=%s", sdir);
   read_check(*ctx, src, hints, 64, 0);
-  if (g_rank == 0) CHECK(count_entries(sdir) == 1);
+  if (g_rank == 0) TSR_CHECK(count_entries(sdir) == 1);
   return 0;
 }
 
@@ -514,7 +499,7 @@ static int servers_stats(const char *dir) {
   MPI_Barrier(MPI_COMM_WORLD);
   tsr_ctx *ctx = NULL;
   MPI_Comm model = MPI_COMM_NULL;
-  CHECK_RC(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=1:io_tasks=1", &ctx, &model), 0);
+  TSR_CHECK_RC(tsr_init(MPI_COMM_WORLD, "strategy=servers:io_groups=1:io_tasks=1", &ctx, &model), 0);
   int world = g_rank;
   if (model != MPI_COMM_NULL) { /* write_file splits rows over the model ranks */
     MPI_Comm_rank(model, &g_rank);
@@ -522,17 +507,17 @@ static int servers_stats(const char *dir) {
     snprintf(hints, sizeof hints, "stage_dir=%s", sdir);
     for (int k = 0; k < 2; k++) {
       snprintf(path[k], sizeof path[k], "%.500s/servers_stats_%d.nc", dir, k);
-      CHECK_RC(write_file(ctx, path[k], hints, 256 * (k + 1), 1), 0);
+      TSR_CHECK_RC(write_file(ctx, path[k], hints, 256 * (k + 1), 1), 0);
     }
-    CHECK_RC(tsr_finalize(&ctx), 0);
+    TSR_CHECK_RC(tsr_finalize(&ctx), 0);
     if (g_rank == 0) {
-      CHECK(stats != NULL);
-      CHECK(stage_record(stats, "staged_files") == 2);
-      CHECK(stage_record(stats, "staged_bytes") ==
+      TSR_CHECK(stats != NULL);
+      TSR_CHECK(stage_record(stats, "staged_files") == 2);
+      TSR_CHECK(stage_record(stats, "staged_bytes") ==
             (double)(file_size(path[0]) + file_size(path[1])));
-      CHECK(stage_record(stats, "failed_files") == 0);
-      CHECK(stage_record(stats, "drain_busy_s") > 0);
-      CHECK(count_entries(sdir) == 0);
+      TSR_CHECK(stage_record(stats, "failed_files") == 0);
+      TSR_CHECK(stage_record(stats, "drain_busy_s") > 0);
+      TSR_CHECK(count_entries(sdir) == 0);
     }
     MPI_Comm_free(&model);
   }
@@ -545,6 +530,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  tsr_test_.rank = g_rank; /* failures print the world rank */
+  tsr_test_.nranks = g_size;
   if (argc != 3) {
     if (g_rank == 0) fprintf(stderr, "usage: test_stage SCENARIO DIR\n");
     MPI_Finalize();
@@ -554,7 +541,7 @@ int main(int argc, char **argv) {
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
   int rc = 0, own_init = strcmp(sc, "servers_stats") == 0;
-  if (!own_init) CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
+  if (!own_init) TSR_CHECK_RC(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model), 0);
   if (own_init) rc = servers_stats(dir);
   else if (strncmp(sc, "identical:", 10) == 0) rc = identical(&ctx, sc + 10, dir, "");
   else if (strncmp(sc, "identical_log:", 14) == 0)
@@ -571,11 +558,10 @@ int main(int argc, char **argv) {
   else if (strcmp(sc, "prestage_write") == 0) rc = prestage(&ctx, dir, 1);
   else if (strcmp(sc, "prestage_read") == 0) rc = prestage(&ctx, dir, 0);
   else {
-    fprintf(stderr, "unknown scenario %s\n", sc);
-    g_fail = 1;
+    tsr_test_fail_(__FILE__, __LINE__, "unknown scenario %s", sc);
   }
   tsr_finalize(&ctx); /* NULL after a scenario's own finalize: accepted */
-  int f = g_fail, any = 0, skip = rc == 77, allskip = 0;
+  int f = tsr_test_.fail > 0, any = 0, skip = rc == 77, allskip = 0;
   MPI_Allreduce(&f, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&skip, &allskip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (g_rank == 0) printf("%s: %s\n", sc, any ? "FAILED" : allskip ? "skipped" : "passed");
