@@ -27,7 +27,7 @@ COMMANDS = {
     "advise": "recommend a strategy and its knobs for a case from the cost model",
     "stage": "fast-tier staging: `stage in SRC... --to DIR` before a job, `stage recover STAGE_DIR` after a crash",
     "formats": "time serial/aggregate/servers writing CDF-2, NetCDF-4, NetCDF-4 deflate=1",
-    "convert": "convert a staged log (stage_format=log) into its file: LOGDIR-or-MARKER [--out PATH]",
+    "convert": "convert between NetCDF and Zarr (INPUT --to FORMAT --out PATH), or a staged log into its file",
     "wrf": "Tessera in WRF: `wrf install WRF_DIR` makes io_form 8 Tessera (docs/wrf.md)",
     "scaling": "memory and messages per process at 16-256 processes, by simulation (docs/scaling.md)",
 }

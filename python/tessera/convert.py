@@ -1,5 +1,6 @@
 """`tessera convert LOGDIR-or-MARKER [--out PATH]`: turn a staged log into the
-file it stands for, by hand.
+file it stands for, by hand; `tessera convert INPUT --to FORMAT --out PATH`:
+copy a NetCDF file or Zarr store into another format.
 
 With `stage_format=log` (docs/staging.md) a closed file sits in the stage as a
 log directory `<stage>/<name>` (each writer's blocks and an index, plus the
@@ -13,6 +14,14 @@ run the `tessera-convert` program on it. This command runs the same program:
   (what `tessera stage recover` does for every marker of a stage);
 - `tessera convert LOGDIR --out PATH` writes PATH the same way and leaves the
   log and any marker as they are.
+
+With `--to cdf2|cdf5|netcdf4|zarr` the source is a NetCDF file (CDF-2, CDF-5,
+netCDF-4) or a Zarr store, and PATH is written in FORMAT by the same program
+(`tessera-convert --to`, apps/convert/convert_format.c): the library opens the
+input with the backend it needs (`backend=zarr` for a store) and writes every
+dimension, variable, attribute and record with `format=FORMAT` and
+`strategy=serial` plus `--hints`, on one rank or with `--np N` under mpiexec.
+The output appears atomically, as every Tessera file does.
 
 The program is $TESSERA_CONVERT, `tessera-convert` on PATH, or the build
 tree's. Exit status 0, 1 when the conversion failed (the log is kept), 2 on a
@@ -66,14 +75,61 @@ def convert_log(log_dir: str, final: str) -> int:
     return os.path.getsize(final)
 
 
+FORMATS = ("cdf2", "cdf5", "netcdf4", "zarr")
+
+
+def convert_format(source: str, out: str, to: str, hints: str | None = None, np: int = 1,
+                   mpiexec: str = "mpiexec") -> None:
+    """Write `out` as format `to` from the NetCDF file or Zarr store `source`
+    (tessera-convert --to); ConvertError with the program's message on failure."""
+    prog = find_converter()
+    if not prog:
+        raise ConvertError("tessera-convert not found (set TESSERA_CONVERT or put it on PATH)")
+    cmd = [prog, "--to", to] + (["--hints", hints] if hints else []) + [source, out]
+    env = converter_env()
+    if np > 1:
+        from .launch import mpiexec_command
+        cmd = mpiexec_command(mpiexec, np) + cmd
+        env = dict(os.environ)
+        env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    res = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, check=False)
+    if res.returncode != 0:
+        raise ConvertError(res.stderr.strip() or f"{prog} exited {res.returncode}")
+
+
+def _format_main(args) -> int:
+    src = args.source.rstrip("/") or args.source
+    if not args.out:
+        print("tessera convert: --to needs --out PATH", file=sys.stderr)
+        return 2
+    if not os.path.exists(src):
+        print(f"tessera convert: {src} does not exist", file=sys.stderr)
+        return 2
+    try:
+        convert_format(src, args.out, args.to, args.hints, args.np, args.mpiexec)
+    except (OSError, ConvertError) as e:
+        print(f"tessera convert: {e}", file=sys.stderr)
+        return 1
+    print(f"converted {src} -> {args.out} ({args.to})")
+    return 0
+
+
 def main(argv=None) -> int:
     from . import stage  # the marker protocol lives there
 
     p = argparse.ArgumentParser(prog="tessera convert", description=__doc__.split("\n")[0])
-    p.add_argument("source", metavar="LOGDIR-or-MARKER")
+    p.add_argument("source", metavar="LOGDIR-or-MARKER-or-INPUT")
     p.add_argument("--out", metavar="PATH", help="write PATH and keep the log (default: the "
                    "marker's final path, then remove log and marker)")
+    p.add_argument("--to", choices=FORMATS, help="copy the NetCDF file or Zarr store INPUT "
+                   "into PATH (--out) in this format")
+    p.add_argument("--hints", help="with --to: hints for the output (e.g. zstd=3)")
+    p.add_argument("--np", type=int, default=1, help="with --to: ranks under mpiexec (1)")
+    p.add_argument("--mpiexec", default="mpiexec", help="MPI launcher for --np (mpiexec)")
     args = p.parse_args(argv)
+    if args.to:
+        return _format_main(args)
     src = args.source.rstrip("/")
     log_dir = src[: -len(stage.DEST_SUFFIX)] if src.endswith(stage.DEST_SUFFIX) else src
     marker = log_dir + stage.DEST_SUFFIX

@@ -194,9 +194,37 @@ const char *tsr__zarr_dtype(tsr_type t) {
   }
 }
 
+/* Whether JSON loses attribute @p a's type: numbers other than int and
+ * double (float, short, ...) read back as int or double without a name. */
+static int typed_att(const tsr__att *a) {
+  return a->type != TSR_CHAR && a->type != TSR_INT && a->type != TSR_DOUBLE &&
+         strcmp(a->name, "_FillValue") != 0;
+}
+
+/* `"NAME": {"att": "float32", ...}` for the attributes of one variable
+ * ("" for the global ones) whose type JSON loses; nothing when none. */
+static void att_types(tsr__zjson *j, const char *name, const tsr__att *atts, int n, int *first) {
+  int any = 0;
+  for (int i = 0; i < n; i++) {
+    if (!typed_att(&atts[i])) continue;
+    const char *dt = tsr__zarr_dtype(atts[i].type);
+    raw(j, any ? ", " : *first ? "" : ", ");
+    if (!any) {
+      str(j, name, strlen(name));
+      raw(j, ": {");
+    }
+    any = 1;
+    str(j, atts[i].name, strlen(atts[i].name));
+    fmt(j, ": %s", dt);
+  }
+  if (any) raw(j, "}"), *first = 0;
+}
+
 /* The NetCDF layout Zarr has no place for, for Tessera's reader
  * (zarr_read.c): the dimensions in file order with their lengths (0: the
- * record dimension), the record dimension's name, the arrays in file order.
+ * record dimension), the record dimension's name, the arrays in file order,
+ * and the types of the attributes JSON numbers do not say
+ * ("attribute_types": {"": global ones, "T": T's, ...}).
  * xarray hides group attributes whose names start with "_nc". */
 static void layout(tsr__zjson *j, const tsr__schema *s) {
   raw(j, "\"" TSR__ZARR_LAYOUT_ATT "\": {\"dimensions\": [");
@@ -215,7 +243,12 @@ static void layout(tsr__zjson *j, const tsr__schema *s) {
     if (v) raw(j, ", ");
     str(j, s->vars[v].name, strlen(s->vars[v].name));
   }
-  raw(j, "]}");
+  raw(j, "], \"attribute_types\": {");
+  int first = 1;
+  att_types(j, "", s->gatts, s->ngatts, &first);
+  for (int v = 0; v < s->nvars; v++)
+    att_types(j, s->vars[v].name, s->vars[v].atts, s->vars[v].natts, &first);
+  raw(j, "}}");
 }
 
 int tsr__zarr_group_json(const tsr__schema *s, tsr__zjson *out) {

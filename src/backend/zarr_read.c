@@ -55,6 +55,7 @@ struct tsr__zreader {
   int64_t ckey[TSR_MAX_DIMS];
   void *scratch;
   size_t scratch_cap;
+  const tsr__zj *atypes; /* the layout's attribute_types, while describing */
 };
 
 static int read_whole(const char *path, unsigned char **buf, size_t *cap, size_t *len) {
@@ -189,8 +190,12 @@ static int type_of(const tsr__zj *dt, tsr_type *t) {
 }
 
 /* One attribute of @p varid (-1: global) from its JSON value; values of a
- * kind NetCDF has no attribute for (objects, mixed lists) are left out. */
-static int put_json_att(tsr__schema *s, int varid, tsr_type vtype, const tsr__zj *a) {
+ * kind NetCDF has no attribute for (objects, mixed lists) are left out.
+ * @p types: the layout's attribute_types entry of this variable (may be
+ * NULL), which names the NetCDF type of a number that JSON cannot tell
+ * (a float attribute, a short), so it reads back in its own type. */
+static int put_json_att(tsr__schema *s, int varid, tsr_type vtype, const tsr__zj *a,
+                        const tsr__zj *types) {
   if (!strcmp(a->key, TSR__ZARR_LAYOUT_ATT)) return 0;
   if (!strcmp(a->key, "_FillValue") && varid >= 0) {
     unsigned char f[8] = {0};
@@ -220,7 +225,8 @@ static int put_json_att(tsr__schema *s, int varid, tsr_type vtype, const tsr__zj
     if (v[i].type != TSR__ZJ_NUM || !v[i].is_int) ints = 0;
     else if (fabs(v[i].num) > 2147483647.0) big = 1;
   }
-  tsr_type t = ints ? (big ? TSR_INT64 : TSR_INT) : TSR_DOUBLE;
+  tsr_type t = ints ? (big ? TSR_INT64 : TSR_INT) : TSR_DOUBLE, named;
+  if (types && !type_of(tsr__zj_get(types, a->key), &named)) t = named;
   size_t es = tsr__type_size(t);
   unsigned char *vals = malloc((size_t)n * es);
   if (!vals) return TSR_ENOMEM;
@@ -327,7 +333,7 @@ static int add_array(tsr__zreader *r, tsr__schema *s, const char *name, int have
     r->z[vid] = z;
     const tsr__zj *atts = tsr__zj_get(&doc, "attributes");
     for (int i = 0; atts && atts->type == TSR__ZJ_OBJ && i < atts->nkids && !rc; i++)
-      rc = put_json_att(s, vid, t, &atts->kids[i]);
+      rc = put_json_att(s, vid, t, &atts->kids[i], tsr__zj_get(r->atypes, name));
     if (rc) rc = tsr__berr_plain(err, rc, LIB, "%s: cannot keep the attributes of %s", r->path, name);
   } else if (rc) {
     rc = tsr__berr_plain(err, rc, LIB, "%s: cannot describe array %s", r->path, name);
@@ -380,6 +386,7 @@ static int describe(tsr__zreader *r, tsr__schema *s, tsr__berr *err) {
   const tsr__zj *lay = tsr__zj_get(atts, TSR__ZARR_LAYOUT_ATT);
   const tsr__zj *dims = tsr__zj_get(lay, "dimensions"), *arrs = tsr__zj_get(lay, "arrays");
   const tsr__zj *unl = tsr__zj_get(lay, "unlimited");
+  r->atypes = tsr__zj_get(lay, "attribute_types");
   if (!nt || nt->type != TSR__ZJ_STR || strcmp(nt->str, "group") || !zf || zf->num != 3) {
     tsr__zj_free(&root);
     return tsr__berr_plain(err, TSR_EFORMAT, LIB, "%s is no Zarr v3 group", p);
@@ -398,7 +405,7 @@ static int describe(tsr__zreader *r, tsr__schema *s, tsr__berr *err) {
     rc = tsr__schema_add_dim(s, d->kids[0].str, rec ? TSR_UNLIMITED : (int64_t)d->kids[1].num, &id);
   }
   for (int i = 0; atts && atts->type == TSR__ZJ_OBJ && i < atts->nkids && !rc; i++)
-    rc = put_json_att(s, -1, TSR_CHAR, &atts->kids[i]);
+    rc = put_json_att(s, -1, TSR_CHAR, &atts->kids[i], tsr__zj_get(r->atypes, ""));
   char **names = NULL;
   int n = 0;
   if (!rc && !have && arrays_by_name(r->path, &names, &n))
@@ -413,6 +420,7 @@ static int describe(tsr__zreader *r, tsr__schema *s, tsr__berr *err) {
   }
   for (int i = 0; i < n; i++) free(names[i]);
   free(names);
+  r->atypes = NULL;
   tsr__zj_free(&root);
   s->format = 17;
   return rc;
