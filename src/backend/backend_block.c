@@ -143,6 +143,27 @@ void tsr__block_unpack(void *dst, const void *src, size_t esize, int nd, const i
   block_copy(dst, src, esize, nd, count, mem, 1);
 }
 
+int tsr__block_scratch_fit(void **buf, size_t *cap, size_t bytes, const char *lib,
+                           const char *var, tsr__berr *err) {
+  if (bytes <= *cap) return 0;
+  void *p = realloc(*buf, bytes);
+  if (!p)
+    return tsr__berr_plain(err, TSR_ENOMEM, lib, "no memory to stage %zu bytes of %s", bytes, var);
+  *buf = p;
+  *cap = bytes;
+  return 0;
+}
+
+const void *tsr__block_contiguous(const void *buf, size_t esize, int nd, const int64_t count[],
+                                  tsr__memview mem, void **scratch, size_t *cap,
+                                  const char *lib, const char *var, tsr__berr *err) {
+  if (!mem.mshape) return buf;
+  size_t bytes = (size_t)tsr__block_elems(nd, count) * esize;
+  if (tsr__block_scratch_fit(scratch, cap, bytes, lib, var, err)) return NULL;
+  tsr__block_pack(*scratch, buf, esize, nd, count, mem);
+  return *scratch;
+}
+
 int tsr__bvars_from_file(const tsr__schema *s, const int *fid, tsr__bvar **out) {
   int rc = tsr__bvars_from_schema(s, out);
   for (int v = 0; !rc && v < s->nvars; v++) (*out)[v].fid = fid[v];

@@ -62,6 +62,16 @@ int tsr__block_check(const tsr__bvar *vars, int nvars, int varid, int64_t frame,
  * C-ordered array @p src of shape mem.mshape into contiguous @p dst. */
 void tsr__block_pack(void *dst, const void *src, size_t esize, int nd, const int64_t count[],
                      tsr__memview mem);
+/* Grow a backend's scratch buffer *buf (of *cap bytes) to hold @p bytes;
+ * TSR_ENOMEM naming variable @p var of library @p lib when it cannot. */
+int tsr__block_scratch_fit(void **buf, size_t *cap, size_t bytes, const char *lib,
+                           const char *var, tsr__berr *err);
+/* The block's elements, contiguous: @p buf itself when it is (no memory
+ * view), else packed into the scratch buffer (grown to fit, as above).
+ * NULL with the error in @p err when the scratch cannot grow. */
+const void *tsr__block_contiguous(const void *buf, size_t esize, int nd, const int64_t count[],
+                                  tsr__memview mem, void **scratch, size_t *cap,
+                                  const char *lib, const char *var, tsr__berr *err);
 /* The reverse, for reads: copy the contiguous block @p src into its place at
  * mem.moffset inside the C-ordered array @p dst of shape mem.mshape; the
  * array's other elements (halos) are not touched. */

@@ -374,17 +374,9 @@ static int tsr__grib_write_block(tsr__bfile *bf, int varid, int64_t frame, const
   int clock = tsr__grib_clock_wants(&bf->clock, varid);
   if ((!g->mapped && g->base_of < 0 && !clock) || n == 0) return 0; /* left out of the file */
   if (!v->is_record) frame = 0;
-  const void *src = buf;
-  if (mem.mshape) {
-    if ((size_t)n * v->esize > bf->scratch_cap) {
-      void *p = realloc(bf->scratch, (size_t)n * v->esize);
-      if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %s", v->name);
-      bf->scratch = p;
-      bf->scratch_cap = (size_t)n * v->esize;
-    }
-    tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
-    src = bf->scratch;
-  }
+  const void *src = tsr__block_contiguous(buf, v->esize, v->nd, count, mem, &bf->scratch,
+                                          &bf->scratch_cap, LIB, v->name, err);
+  if (!src) return TSR_ENOMEM; /* the only way it fails; err says which variable */
   if (clock) { /* Times or XTIME: the frame's output time, no message */
     int64_t first = 0, elems = 1;
     for (int i = 0; i < v->nd; i++) {

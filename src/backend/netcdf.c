@@ -113,12 +113,9 @@ static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const i
   size_t st[TSR_MAX_DIMS], ct[TSR_MAX_DIMS];
   tsr__nc_corners(v, frame, start, count, st, ct);
 
-  const void *src = buf;
-  if (mem.mshape) {
-    if ((rc = scratch_fit(bf, (size_t)n * v->esize, v, err))) return rc;
-    tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
-    src = bf->scratch;
-  }
+  const void *src = tsr__block_contiguous(buf, v->esize, v->nd, count, mem, &bf->scratch,
+                                          &bf->scratch_cap, LIB, v->name, err);
+  if (!src) return TSR_ENOMEM; /* the only way it fails; err says which variable */
   errno = 0;
   int status = nc_put_vara(bf->ncid, v->fid, st, ct, src);
   if (status) return nc_fail(err, status, errno, "nc_put_vara", bf, NULL, v->name);

@@ -145,11 +145,5 @@ void tsr__nc_corners(const tsr__bvar *v, int64_t frame, const int64_t start[],
 }
 
 int tsr__nc_scratch_fit(void **buf, size_t *cap, size_t bytes, const char *var, tsr__berr *err) {
-  if (bytes <= *cap) return 0;
-  void *p = realloc(*buf, bytes);
-  if (!p)
-    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %zu bytes of %s", bytes, var);
-  *buf = p;
-  *cap = bytes;
-  return 0;
+  return tsr__block_scratch_fit(buf, cap, bytes, LIB, var, err);
 }

@@ -479,17 +479,9 @@ static int tsr__zarr_write_block(tsr__bfile *bf, int varid, int64_t frame, const
   if (n == 0) return 0;
   if (!v->is_record) frame = 0;
   else if (frame + 1 > bf->nrec) bf->nrec = frame + 1;
-  const unsigned char *src = buf;
-  if (mem.mshape) {
-    if ((size_t)n * v->esize > bf->scratch_cap) {
-      void *p = realloc(bf->scratch, (size_t)n * v->esize);
-      if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "no memory to stage %s", v->name);
-      bf->scratch = p;
-      bf->scratch_cap = (size_t)n * v->esize;
-    }
-    tsr__block_pack(bf->scratch, buf, v->esize, v->nd, count, mem);
-    src = bf->scratch;
-  }
+  const unsigned char *src = tsr__block_contiguous(buf, v->esize, v->nd, count, mem, &bf->scratch,
+                                                   &bf->scratch_cap, LIB, v->name, err);
+  if (!src) return TSR_ENOMEM; /* the only way it fails; err says which variable */
   const zvar *z = &bf->z[varid];
   zframe *f = frame_of(bf, varid, frame);
   if (!f) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", v->name);
