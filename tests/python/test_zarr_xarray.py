@@ -78,6 +78,11 @@ CASES = [
     ("strategy=servers:io_groups=1:io_tasks=1", 3, ":zstd=3", "zstd"),
     ("strategy=servers:io_groups=1:io_tasks=2", 4, "", None),
     ("strategy=servers:io_groups=1:io_tasks=2", 4, ":zstd=3", "zstd"),
+    # 5 and 6 ranks: the range.
+    ("strategy=serial", 5, "", None),
+    ("strategy=aggregate:aggregators=3", 6, ":deflate=1", "gzip"),
+    ("strategy=servers:io_groups=1:io_tasks=2", 5, ":zstd=1", "zstd"),
+    ("strategy=servers:io_groups=2:io_tasks=1", 6, "", None),
 ]
 
 
