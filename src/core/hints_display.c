@@ -13,28 +13,6 @@
 
 static const char *const P = "TESSERA_HINTS_DISPLAY:";
 
-/* Value of @p key in @p info, or "" when absent ("" also when too long). */
-static int info_value(MPI_Info info, const char *key, char *out, int outlen) {
-  int vlen = 0, flag = 0;
-  out[0] = '\0';
-  if (MPI_Info_get_valuelen(info, key, &vlen, &flag) != MPI_SUCCESS || !flag) return 0;
-  if (vlen >= outlen) return 0;
-  if (MPI_Info_get(info, key, outlen - 1, out, &flag) != MPI_SUCCESS || !flag) {
-    out[0] = '\0';
-    return 0;
-  }
-  return 1;
-}
-
-static void record_mpiio(tsr_file *f, MPI_Info info) {
-  char v[64];
-  for (int i = 0; i < TSR__NMPIIO; i++) {
-    int64_t n;
-    if (info_value(info, tsr__mpiio_keys[i], v, (int)sizeof v) && tsr__parse_size(v, &n) == 0)
-      f->st.mpiio[i] = n;
-  }
-}
-
 static void add_writers(tsr__sbuf *b, const int *writers, int n) {
   enum { SHOW = 32 };
   for (int i = 0; i < n && i < SHOW; i++) tsr__sbuf_printf(b, " %d", writers ? writers[i] : i);
@@ -65,7 +43,8 @@ static void display(tsr_file *f, MPI_Info info, const int *writers, int nwriters
     for (int k = 0; k < nkeys; k++) {
       char key[MPI_MAX_INFO_KEY + 1], val[1024];
       if (MPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS) continue;
-      if (!info_value(info, key, val, (int)sizeof val)) snprintf(val, sizeof val, "(unreadable)");
+      if (tsr__info_get(info, key, val, (int)sizeof val) != 1)
+        snprintf(val, sizeof val, "(unreadable)");
       tsr__sbuf_printf(&b, "%s     %s = %s\n", P, key, val);
     }
     if (not_taken && not_taken[0])
@@ -88,7 +67,7 @@ int tsr__file_created(tsr_file *f, const tsr__sink *sink, const int *writers, in
   MPI_Info info = tsr__sink_file_info(sink);
   tsr__sbuf why = {0};
   if (info != MPI_INFO_NULL) {
-    record_mpiio(f, info);
+    tsr__mpiio_record(info, f->st.mpiio);
     f->st.mpiio_not_taken = tsr__mpiio_not_taken(&f->hints, info, &why);
   }
   if (env->display) display(f, info, writers, nwriters, why.failed ? "" : why.s);

@@ -1,18 +1,32 @@
-/* Pass-through hints the MPI library did not take (mpiio_taken.h). */
+/* What the MPI-IO layer holds for a file, and the pass-through hints it did
+ * not take (mpiio_taken.h). */
 #include <string.h>
 #include <strings.h>
 
 #include "core/internal.h"
 #include "core/mpiio_taken.h"
 
-/* 1 and the value of @p key in @p info, or 0 when the library holds none. */
-static int held_value(MPI_Info info, const char *key, char *out, int outlen) {
+int tsr__info_get(MPI_Info info, const char *key, char *out, int outlen) {
   int vlen = 0, flag = 0;
   out[0] = '\0';
   if (MPI_Info_get_valuelen(info, key, &vlen, &flag) != MPI_SUCCESS || !flag) return 0;
-  if (vlen >= outlen) return 1; /* held, too long to compare: counts as different */
-  if (MPI_Info_get(info, key, outlen - 1, out, &flag) != MPI_SUCCESS || !flag) return 0;
+  if (vlen >= outlen) return -1;
+  if (MPI_Info_get(info, key, outlen - 1, out, &flag) != MPI_SUCCESS || !flag) {
+    out[0] = '\0';
+    return 0;
+  }
   return 1;
+}
+
+void tsr__mpiio_record(MPI_Info info, int64_t out[]) {
+  for (int i = 0; i < TSR__NMPIIO; i++) {
+    char v[64];
+    int64_t n;
+    out[i] = tsr__info_get(info, tsr__mpiio_keys[i], v, (int)sizeof v) == 1 &&
+                     tsr__parse_size(v, &n) == 0
+                 ? n
+                 : -1;
+  }
 }
 
 /* Sizes by value (ROMIO may print 1048576 for a given 1m), words as words. */
@@ -27,7 +41,8 @@ uint32_t tsr__mpiio_not_taken(const tsr__hints *h, MPI_Info info, tsr__sbuf *why
   if (info == MPI_INFO_NULL) return 0;
   for (int i = 0; i < h->npass && i < TSR__MAX_PASSTHROUGH; i++) {
     char held[sizeof h->pass[i].value];
-    int has = held_value(info, h->pass[i].key, held, (int)sizeof held);
+    /* Held but too long to compare (-1) counts as held with another value. */
+    int has = tsr__info_get(info, h->pass[i].key, held, (int)sizeof held) != 0;
     if (has && same_value(h->pass[i].value, held)) continue;
     mask |= 1u << i;
     if (why)

@@ -39,17 +39,6 @@ void tsr__srv_fail(tsr__srv_file *sf, int code) {
           sf->berr.message);
 }
 
-/* Value of @p key in @p info as a size, or -1. */
-static int64_t info_size(MPI_Info info, const char *key) {
-  char v[64];
-  int vlen = 0, flag = 0;
-  int64_t n;
-  if (MPI_Info_get_valuelen(info, key, &vlen, &flag) != MPI_SUCCESS || !flag) return -1;
-  if (vlen >= (int)sizeof v) return -1;
-  if (MPI_Info_get(info, key, (int)sizeof v - 1, v, &flag) != MPI_SUCCESS || !flag) return -1;
-  return tsr__parse_size(v, &n) == 0 ? n : -1;
-}
-
 /* A file failed with TSR_ENOMEM because the transport refused a bundle:
  * its message says which server, which bundle, and why. */
 static void refused(const tsr__srv_server *s, tsr__srv_file *sf, int code) {
@@ -66,7 +55,7 @@ static void created(const tsr__srv_server *s, tsr__srv_file *sf) {
   if (s->t != 0 || (!env->text && !env->file)) return;
   MPI_Info info = tsr__sink_file_info(&sf->sink);
   if (info == MPI_INFO_NULL) return;
-  for (int i = 0; i < TSR__NMPIIO; i++) sf->st.mpiio[i] = info_size(info, tsr__mpiio_keys[i]);
+  tsr__mpiio_record(info, sf->st.mpiio);
   sf->st.mpiio_not_taken = tsr__mpiio_not_taken(&sf->hints, info, NULL);
   MPI_Info_free(&info);
 }
