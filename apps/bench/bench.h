@@ -184,6 +184,10 @@ int bench_date_diff(const char *a, const char *b, int64_t *seconds);
 int64_t bench_alarm_count(int64_t step, double dt, double interval_s);
 /* 1 if the alarm rings at @p step (step 0: the start, where it has rung once). */
 int bench_alarm_rings(int64_t step, double dt, double interval_s);
+/* 1 when something done every @p every steps, or (every == 0) as the alarm
+ * of @p every_s seconds rings, is due at @p step; 0 when both are 0 (never):
+ * history output and restart files follow the same rule. */
+int bench_every_due(int every, double every_s, double dt, int64_t step);
 
 /* ------------------------------------------------------------------ fields */
 

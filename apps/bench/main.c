@@ -86,9 +86,7 @@ static int exit_code_of(int tsr_rc) {
  * ring time >= alarm time, and the alarm then moves on by the interval, not
  * from the step it rang at). */
 static int restart_due(const bench_config *c, int step) {
-  if (c->restart_every > 0) return step % c->restart_every == 0;
-  if (!(c->restart_every_s > 0.0)) return 0;
-  return bench_alarm_rings(step, c->dt, c->restart_every_s);
+  return bench_every_due(c->restart_every, c->restart_every_s, c->dt, step);
 }
 static int run_model(bench_run *run) {
   const bench_config *c = &run->cfg;

@@ -29,8 +29,7 @@ int bench_output_index(const bench_config *c, int64_t step) {
 }
 
 int bench_output_due(const bench_config *c, int64_t step) {
-  if (c->output_every > 0) return step % c->output_every == 0;
-  return bench_alarm_rings(step, c->dt, c->output_every_s);
+  return bench_every_due(c->output_every, c->output_every_s, c->dt, step);
 }
 
 void bench_output_date(const bench_run *run, int t, char date[BENCH_DATE_LEN + 1]) {

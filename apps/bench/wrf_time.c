@@ -94,3 +94,8 @@ int bench_alarm_rings(int64_t step, double dt, double interval_s) {
   if (step <= 0) return step == 0;
   return bench_alarm_count(step, dt, interval_s) > bench_alarm_count(step - 1, dt, interval_s);
 }
+
+int bench_every_due(int every, double every_s, double dt, int64_t step) {
+  if (every > 0) return step % every == 0;
+  return every_s > 0.0 && bench_alarm_rings(step, dt, every_s);
+}
