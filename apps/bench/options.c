@@ -444,14 +444,14 @@ static int pick_domain(bench_namelist *nl, const char *name, bench_config *c, ch
  * parent_time_step_ratio, up the parent_id chain to domain 1. */
 static int nest_dt(const bench_namelist *nl, const char *name, int domain, double *dt,
                    char *err, size_t errlen) {
-  for (int d = domain, hops = 0; d > 1; hops++) {
+  for (int d = domain; d > 1;) { /* parent < d: the chain ends */
     const bench_nl_int *pid = &nl->parent_id, *ratio = &nl->parent_time_step_ratio;
     if (!pid->line || !pid->has[d - 1]) {
       snprintf(err, errlen, "%s: 'parent_id' gives no parent for domain %d", name, d);
       return -1;
     }
     long parent = pid->col[d - 1], r = ratio->line && ratio->has[d - 1] ? ratio->col[d - 1] : 1;
-    if (parent < 1 || parent >= d || hops > BENCH_NL_MAX_DOM)
+    if (parent < 1 || parent >= d)
       NL_FAIL(*pid, "parent_id = %ld for domain %d must name an earlier domain", parent, d);
     if (r < 1)
       NL_FAIL(*ratio, "parent_time_step_ratio = %ld for domain %d must be at least 1", r, d);
