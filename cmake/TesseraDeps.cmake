@@ -18,6 +18,10 @@ if(NOT NETCDF_MPI_INCLUDE_DIR OR NOT NETCDF_MPI_LIBRARY)
 endif()
 message(STATUS "NetCDF: ${NETCDF_MPI_LIBRARY} (headers ${NETCDF_MPI_INCLUDE_DIR})")
 
+# zlib (zlib1g-dev, there with NetCDF's own dependencies): the CRC-32 of
+# checksum=crc32 (src/backend/sink_checksum.c), whose pieces combine.
+find_package(ZLIB REQUIRED)
+
 set(TESSERA_HAVE_PNETCDF OFF)
 if(NOT TESSERA_USE_PNETCDF STREQUAL "OFF")
   find_path(PNETCDF_INCLUDE_DIR pnetcdf.h)

@@ -60,11 +60,9 @@ endif()
 if(TESSERA_HAVE_ECCODES)
   list(APPEND _tsr_priv ${ECCODES_LIBRARY})
 endif()
-if(TESSERA_HAVE_ZARR) # format=zarr: zlib (gzip codec) and libzstd (zstd=)
-  list(APPEND _tsr_priv ${ZLIB_LIBRARIES})
-  if(TESSERA_HAVE_ZSTD)
-    list(APPEND _tsr_priv ${ZSTD_LIBRARY})
-  endif()
+list(APPEND _tsr_priv ${ZLIB_LIBRARIES}) # checksum=crc32, format=zarr's gzip codec
+if(TESSERA_HAVE_ZARR AND TESSERA_HAVE_ZSTD) # format=zarr's zstd=
+  list(APPEND _tsr_priv ${ZSTD_LIBRARY})
 endif()
 tsr_link_flags(TESSERA_PRIVATE_LIBS ${_tsr_priv} -lm)
 

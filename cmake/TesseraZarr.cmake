@@ -4,7 +4,7 @@
 # and zstd= answers TSR_ENOTBUILT (CMake compiles zarr_zstd_off.c instead).
 # Sets TESSERA_HAVE_ZARR, TESSERA_HAVE_ZSTD, ZSTD_INCLUDE_DIR, ZSTD_LIBRARY.
 set(TESSERA_USE_ZSTD AUTO CACHE STRING "zstd for format=zarr (libzstd): AUTO, ON or OFF")
-find_package(ZLIB QUIET)
+# zlib itself is required (TesseraDeps: checksum=crc32); the backend is built with it.
 set(TESSERA_HAVE_ZARR ${ZLIB_FOUND})
 set(TESSERA_HAVE_ZSTD OFF)
 if(NOT TESSERA_USE_ZSTD STREQUAL "OFF")

@@ -30,6 +30,8 @@ COMMANDS = {
     "convert": "convert between NetCDF and Zarr (INPUT --to FORMAT --out PATH), or a staged log into its file",
     "wrf": "Tessera in WRF: `wrf install WRF_DIR` makes io_form 8 Tessera (docs/wrf.md)",
     "scaling": "memory and messages per process at 16-256 processes, by simulation (docs/scaling.md)",
+    "verify": "recompute the per-frame checksums of files written with checksum=crc32 (docs/verify.md)",
+    "follow": "print (or run a command on) each frame as soon as the manifest says it is complete",
 }
 
 

@@ -24,6 +24,17 @@ def at_least(low: int):
     return parse
 
 
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0 ("expected seconds > 0, got 'x'")."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got '{text}'") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text}")
+    return value
+
+
 def error_text(exc: BaseException) -> str:
     """One sentence for an exception: the file and the system's reason for an
     OSError, the place for bad JSON, the message otherwise."""

@@ -35,7 +35,8 @@ import numpy as np
 from .join_storage import summary, variable_storage
 
 #: Attributes split.c adds; everything else is the model's and is kept.
-SPLIT_VAR_ATTS = ("tessera_global_shape", "tessera_tile_start")
+# tessera_crc32 (checksum=crc32): the sums of a piece, not of the joined file.
+SPLIT_VAR_ATTS = ("tessera_global_shape", "tessera_tile_start", "tessera_crc32")
 SPLIT_GLOBAL_ATTS = ("tessera_split_rank", "tessera_split_nranks")
 PIECE_RE = re.compile(r"^(?P<base>.+)\.(?P<rank>\d{4,})$")
 #: split.c names a second tile extent of dimension D `D_t1`, a third `D_t2`, ...

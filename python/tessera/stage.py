@@ -54,6 +54,7 @@ import stat
 import sys
 import time
 
+from . import manifest
 from .convert import ConvertError, convert_log
 
 DEST_SUFFIX = ".tessera-dest"
@@ -66,12 +67,15 @@ class StageError(Exception):
 
 
 def read_marker(marker: str) -> tuple:
-    """(final path, size) from a marker; ValueError when it is torn."""
+    """(final path, size, manifest lines) from a marker; ValueError when it
+    is torn. The manifest lines (checksum=, tessera/manifest.py) follow the
+    two lines every marker has; "" when there are none."""
     with open(marker, encoding="utf-8", errors="surrogateescape") as fh:
-        lines = fh.read().split("\n")
-    if len(lines) < 3 or not lines[0] or lines[2] != "":
+        text = fh.read()
+    lines = text.split("\n")
+    if len(lines) < 3 or not lines[0] or not text.endswith("\n"):
         raise ValueError(f"{marker}: not a complete marker")
-    return lines[0], int(lines[1])
+    return lines[0], int(lines[1]), "\n".join(lines[2:])
 
 
 def _digest(fh) -> tuple:
@@ -207,7 +211,7 @@ def recover_one(marker: str, log) -> bool:
             log(f"ERROR: {p} {why}: left alone")
             return False
     try:
-        final, size = read_marker(marker)
+        final, size, frames = read_marker(marker)
     except (ValueError, OSError) as e:
         # A torn marker can only be one whose file never finished closing
         # (the marker is written before the staged file takes its name).
@@ -224,6 +228,7 @@ def recover_one(marker: str, log) -> bool:
             return False
         try:
             n = place(staged, final)
+            manifest.append(final, frames)  # its frames, now that it is complete
         except (OSError, StageError, ConvertError) as e:
             log(f"ERROR: {staged} -> {final}: {e}; staged copy kept")
             return False

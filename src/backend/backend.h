@@ -72,6 +72,12 @@ typedef struct tsr__backend_ops {
   /* Optional: file offset in bytes of element `start` of a variable at a frame,
    * for the alignment statistics; -1 when unknown. */
   int64_t (*block_offset)(const tsr__bfile *bf, int varid, int64_t frame, const int64_t start[]);
+  /* Optional: after the data, before close, put the text attribute @p name
+   * on each variable v whose texts[v] is not NULL (checksum=, whose sums are
+   * known only once every block is written: backend/sink_checksum.h).
+   * Collective for parallel backends, with the same texts on every rank.
+   * NULL: the backend has no attributes, and checksum= is refused at create. */
+  int (*annotate)(tsr__bfile *bf, const char *name, char *const texts[], tsr__berr *err);
 
   /* Reading (tsr_open / tsr_get). Optional: a backend that leaves open NULL
    * cannot read, and tsr_open answers TSR_ENOTBUILT. */

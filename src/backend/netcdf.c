@@ -17,6 +17,7 @@
 #include "backend/backend_errors.h"
 #include "backend/backend_fresh.h"
 #include "backend/netcdf_common.h"
+#include "backend/sink_checksum.h"
 
 #define LIB "NetCDF"
 
@@ -25,6 +26,7 @@ struct tsr__bfile {
   char *path;
   int nvars;
   tsr__bvar *vars;
+  size_t *sumlen; /* checksum=: each variable's placeholder length (define_sums) */
   void *scratch; /* packs blocks that sit inside a larger memory array */
   size_t scratch_cap;
   int64_t nrecs; /* records when opened for reading */
@@ -39,13 +41,32 @@ static void free_file(tsr__bfile *bf) {
   if (!bf) return;
   free(bf->path);
   free(bf->vars);
+  free(bf->sumlen);
   free(bf->scratch);
   free(bf);
 }
 
+/* checksum=: each variable's sums attribute as a placeholder, which close
+ * overwrites in data mode (backend/sink_checksum.h: a classic header that
+ * grew would move the data). */
+static int define_sums(tsr__bfile *bf, const tsr__schema *s, int frames, tsr__berr *err) {
+  if (!(bf->sumlen = calloc((size_t)s->nvars + 1, sizeof *bf->sumlen)))
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+  for (int v = 0; v < s->nvars; v++) {
+    char *p = tsr__sums_placeholder(s, v, frames);
+    if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+    bf->sumlen[v] = strlen(p);
+    int st = nc_put_att_text(bf->ncid, bf->vars[v].fid, TSR__CHECKSUM_ATT, bf->sumlen[v], p);
+    free(p);
+    if (st) return nc_fail(err, st, errno, "nc_put_att_text", bf, NULL, s->vars[v].name);
+  }
+  return 0;
+}
+
 /* Define the whole schema and leave define mode. */
-static int define(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
+static int define(tsr__bfile *bf, const tsr__schema *s, const tsr__hints *h, tsr__berr *err) {
   int rc = tsr__nc_define(bf->ncid, bf->path, s, NULL, NULL, err);
+  if (!rc && h && h->checksum) rc = define_sums(bf, s, h->frames_per_outfile, err);
   if (rc) return rc;
   errno = 0;
   int st = nc_enddef(bf->ncid);
@@ -55,7 +76,6 @@ static int define(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
 static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
                           const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
   (void)comm; /* always MPI_COMM_SELF: the serial API has no communicator */
-  (void)h;    /* no pass-through hints: there is no MPI-IO underneath */
   *out = NULL;
   int cmode;
   if (s->format == 2)
@@ -83,7 +103,7 @@ static int tsr__nc_create(MPI_Comm comm, const char *path, const tsr__schema *s,
     free_file(bf);
     return rc;
   }
-  rc = define(bf, s, err);
+  rc = define(bf, s, h, err);
   if (rc) {
     /* nc_abort deletes a file still in define mode; unlink covers the case
      * where nc_enddef got far enough to leave a header behind. */
@@ -231,6 +251,30 @@ static int tsr__nc_read_block(tsr__bfile *bf, int varid, int64_t frame, const in
 
 static int64_t tsr__nc_num_records(const tsr__bfile *bf) { return bf->nrecs; }
 
+/* Over the placeholders, in data mode; sums longer than theirs (more frames
+ * than frames_per_outfile said) need define mode, where the header grows
+ * and NetCDF moves the data behind it: correct, and slow. */
+static int tsr__nc_annotate(tsr__bfile *bf, const char *name, char *const texts[],
+                            tsr__berr *err) {
+  int st = 0, indef = 0;
+  for (int v = 0; v < bf->nvars && !st; v++) {
+    if (!texts[v]) continue;
+    size_t len = bf->sumlen ? bf->sumlen[v] : 0;
+    char *fit = malloc(len + 1);
+    if (!fit) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+    int fits = tsr__sums_fit(texts[v], len, fit);
+    errno = 0;
+    if (!fits && !indef && !(st = nc_redef(bf->ncid))) indef = 1;
+    if (!st)
+      st = fits ? nc_put_att_text(bf->ncid, bf->vars[v].fid, name, len, fit)
+                : nc_put_att_text(bf->ncid, bf->vars[v].fid, name, strlen(texts[v]), texts[v]);
+    free(fit);
+    if (st) return nc_fail(err, st, errno, "nc_put_att_text", bf, NULL, bf->vars[v].name);
+  }
+  if (indef && (st = nc_enddef(bf->ncid))) return nc_fail(err, st, errno, "nc_enddef", bf, NULL, NULL);
+  return 0;
+}
+
 const tsr__backend_ops tsr__backend_netcdf = {
     .version = TSR__BACKEND_VERSION,
     .name = "netcdf",
@@ -246,4 +290,5 @@ const tsr__backend_ops tsr__backend_netcdf = {
     .open = tsr__nc_open,
     .read_block = tsr__nc_read_block,
     .num_records = tsr__nc_num_records,
+    .annotate = tsr__nc_annotate,
 };

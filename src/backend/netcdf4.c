@@ -588,6 +588,20 @@ static int tsr__nc4_flush(tsr__bfile *bf, tsr__berr *err) {
   return agree(bf, rc);
 }
 
+/* In parallel the held blocks go first (collectively), as close does; then
+ * the attributes, which parallel netCDF-4 defines collectively. */
+static int tsr__nc4_annotate(tsr__bfile *bf, const char *name, char *const texts[],
+                             tsr__berr *err) {
+  int rc = parallel(bf) ? flush_held(bf, err) : 0, st;
+  errno = 0;
+  if ((st = nc_redef(bf->ncid))) return rc ? rc : fail(err, st, errno, "nc_redef", bf->path, NULL);
+  for (int v = 0; v < bf->nvars && !rc; v++)
+    if (texts[v] && (st = nc_put_att_text(bf->ncid, bf->vars[v].fid, name, strlen(texts[v]), texts[v])))
+      rc = fail(err, st, errno, "nc_put_att_text", bf->path, bf->vars[v].name);
+  if ((st = nc_enddef(bf->ncid)) && !rc) rc = fail(err, st, errno, "nc_enddef", bf->path, NULL);
+  return rc;
+}
+
 static int tsr__nc4_close(tsr__bfile *bf, tsr__berr *err) {
   if (!bf) return 0;
   int rc = 0, st;
@@ -723,4 +737,5 @@ const tsr__backend_ops tsr__backend_netcdf4 = {
     .open = tsr__nc4_open,
     .read_block = tsr__nc4_read_block,
     .num_records = tsr__nc4_num_records,
+    .annotate = tsr__nc4_annotate,
 };

@@ -31,6 +31,7 @@
 #include "backend/backend_errors.h"
 #include "backend/backend_fresh.h"
 #include "backend/classic_gaps.h"
+#include "backend/sink_checksum.h"
 #include "core/memory_room.h"
 
 #define LIB "PnetCDF"
@@ -55,6 +56,7 @@ struct tsr__bfile {
   int nvars;
   tsr__bvar *vars;
   int64_t *begin;   /* file offset of each variable (of its record 0), fixed at enddef */
+  size_t *sumlen;   /* checksum=: each variable's placeholder length (define_sums) */
   int64_t recsize;  /* bytes between records */
   int64_t max_end;  /* end of the highest byte this rank has posted */
   int64_t nrecs_put; /* highest record this rank has posted + 1 */
@@ -120,6 +122,7 @@ static void free_file(tsr__bfile *bf) {
   free(bf->statuses);
   free(bf->reqvar);
   free(bf->vars);
+  free(bf->sumlen);
   free(bf->begin);
   free(bf->path);
   if (bf->comm != MPI_COMM_NULL) MPI_Comm_free(&bf->comm);
@@ -142,6 +145,23 @@ static int put_att(int ncid, int varid, const tsr__att *a) {
 
 /* Define mode is local to each rank until enddef, which checks that all
  * ranks defined the same header. */
+/* checksum=: each variable's sums attribute as a placeholder, which close
+ * overwrites in data mode (backend/sink_checksum.h: a classic header that
+ * grew would move the data). */
+static int define_sums(tsr__bfile *bf, const tsr__schema *s, int frames, tsr__berr *err) {
+  if (!(bf->sumlen = calloc((size_t)s->nvars + 1, sizeof *bf->sumlen)))
+    return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+  for (int v = 0; v < s->nvars; v++) {
+    char *p = tsr__sums_placeholder(s, v, frames);
+    if (!p) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+    bf->sumlen[v] = strlen(p);
+    int st = ncmpi_put_att_text(bf->ncid, v, TSR__CHECKSUM_ATT, (MPI_Offset)bf->sumlen[v], p);
+    free(p);
+    if (st) return pnc_fail(err, st, 0, "ncmpi_put_att_text", bf->path, s->vars[v].name);
+  }
+  return 0;
+}
+
 static int define(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
   int st, id;
   char what[TSR_MAX_NAME * 2 + 2];
@@ -291,6 +311,7 @@ static int tsr__pnc_create(MPI_Comm comm, const char *path, const tsr__schema *s
   }
 
   rc = define(bf, s, err);
+  if (!rc && h && h->checksum) rc = define_sums(bf, s, h->frames_per_outfile, err);
   int all = agree(bf->comm, rc);
   if (!all) {
     errno = 0;
@@ -789,6 +810,37 @@ static int tsr__pnc_read_block(tsr__bfile *bf, int varid, int64_t frame, const i
 
 static int64_t tsr__pnc_num_records(const tsr__bfile *bf) { return bf->nrecs; }
 
+/* Collective, with the same texts on every rank. Over the placeholders, in
+ * data mode; sums longer than theirs (more frames than frames_per_outfile
+ * said) need define mode, which PnetCDF enters only with no request
+ * pending, and where the header grows and PnetCDF moves the data behind it:
+ * correct, and slow. */
+static int tsr__pnc_annotate(tsr__bfile *bf, const char *name, char *const texts[],
+                             tsr__berr *err) {
+  int rc = tsr__pnc_flush(bf, err), st = 0, indef = 0;
+  for (int v = 0; v < bf->nvars && !rc; v++) {
+    if (!texts[v]) continue;
+    size_t len = bf->sumlen ? bf->sumlen[v] : 0;
+    char *fit = malloc(len + 1);
+    if (!fit) return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (path %s)", bf->path);
+    int fits = tsr__sums_fit(texts[v], len, fit);
+    errno = 0;
+    if (!fits && !indef) {
+      if ((st = ncmpi_redef(bf->ncid))) rc = pnc_fail(err, st, errno, "ncmpi_redef", bf->path, NULL);
+      indef = !st;
+    }
+    if (!rc && (st = fits ? ncmpi_put_att_text(bf->ncid, bf->vars[v].fid, name, (MPI_Offset)len, fit)
+                          : ncmpi_put_att_text(bf->ncid, bf->vars[v].fid, name,
+                                               (MPI_Offset)strlen(texts[v]), texts[v])))
+      rc = pnc_fail(err, st, errno, "ncmpi_put_att_text", bf->path, bf->vars[v].name);
+    free(fit);
+  }
+  /* Leave define mode even after a failed attribute: close needs data mode. */
+  if (indef && (st = ncmpi_enddef(bf->ncid)) && !rc)
+    rc = pnc_fail(err, st, errno, "ncmpi_enddef", bf->path, NULL);
+  return rc;
+}
+
 const tsr__backend_ops tsr__backend_pnetcdf = {
     .version = TSR__BACKEND_VERSION,
     .name = "pnetcdf",
@@ -804,5 +856,6 @@ const tsr__backend_ops tsr__backend_pnetcdf = {
     .open = tsr__pnc_open,
     .read_block = tsr__pnc_read_block,
     .num_records = tsr__pnc_num_records,
+    .annotate = tsr__pnc_annotate,
     .can_open = tsr__pnc_can_open,
 };

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "backend/log.h"
+#include "backend/sink_checksum.h"
 #include "core/agree.h"
+#include "tier/manifest.h"
 #include "tier/safe_names.h"
 #include "tier/stage.h"
 #include "tessera.h"
@@ -30,13 +32,34 @@ static void free_names(tsr__sink *s) {
   free(s->path);
   free(s->tmp_path);
   free(s->staged);
-  s->path = s->tmp_path = s->staged = NULL;
+  free(s->manifest);
+  tsr__sums_free(s->sums);
+  s->path = s->tmp_path = s->staged = s->manifest = NULL;
+  s->sums = NULL;
 }
 
 static int keep_path(tsr__sink *s, const char *path) {
   free_names(s);
   s->path = strdup(path);
   return s->path ? 0 : TSR_ENOMEM;
+}
+
+/* checksum=: the file's sums go into its attributes at close, so its backend
+ * must have them; a log's drain rewrites the file from the log, after the
+ * writers are gone, so their sums could not reach it. */
+static int checksum_start(tsr__sink *s, MPI_Comm comm) {
+  const char *why = s->target ? "stage_format=log" : !s->ops->annotate ? s->ops->name : NULL;
+  if (why) {
+    if (s->berr)
+      snprintf(s->berr->message, sizeof s->berr->message,
+               "checksum=crc32 cannot be used with %s%s: the sums are kept in the file's "
+               "attributes at close (use backend netcdf, pnetcdf or netcdf4%s)",
+               s->target ? "" : "backend ", why, s->target ? ", stage_format=native" : "");
+    return TSR_EHINT;
+  }
+  s->comm = comm;
+  s->sums = tsr__sums_new();
+  return s->sums ? 0 : TSR_ENOMEM;
 }
 
 int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__schema *schema) {
@@ -74,6 +97,7 @@ int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__s
     s->target = s->ops;
     s->ops = &tsr__backend_log;
   }
+  if (s->hints->checksum && (rc = checksum_start(s, comm))) return rc;
   double t0 = MPI_Wtime();
   rc = s->target
            ? tsr__log_create(comm, s->tmp_path, schema, s->hints, s->target->name, &s->bf, s->berr)
@@ -114,7 +138,9 @@ int tsr__sink_write(tsr__sink *s, int varid, int64_t frame, const int64_t start[
   if (elems == 0) return 0;
   int64_t off = s->ops->block_offset ? s->ops->block_offset(s->bf, varid, frame, start) : -1;
   double t0 = MPI_Wtime();
-  int rc = s->ops->write_block(s->bf, varid, frame, start, count, buf, mem, s->berr);
+  /* Summed here, as the block goes out: the data are in memory now. */
+  int rc = s->sums ? tsr__sums_add(s->sums, s->schema, varid, frame, start, count, buf, mem) : 0;
+  if (!rc) rc = s->ops->write_block(s->bf, varid, frame, start, count, buf, mem, s->berr);
   s->st->writer_s += MPI_Wtime() - t0;
   /* A block that is not contiguous in the file still counts as one request:
    * that is what Tessera asked of the backend. */
@@ -164,11 +190,33 @@ int tsr__sink_flush(tsr__sink *s) {
   return rc;
 }
 
+/* checksum=: every writer's sums chained, into the file's attributes (every
+ * rank, for a parallel backend) and the manifest lines the renamer writes
+ * at commit. The sums are given up here: a file closes once. */
+static int checksum_close(tsr__sink *s) {
+  const char *slash = strrchr(s->path, '/');
+  tsr__sums_result r;
+  int rc = tsr__sums_finish(s->sums, s->comm, s->schema, slash ? slash + 1 : s->path, &r);
+  tsr__sums_free(s->sums);
+  s->sums = NULL;
+  if (rc) return rc;
+  rc = s->ops->annotate(s->bf, TSR__CHECKSUM_ATT, r.att, s->berr);
+  if (s->renamer) s->manifest = r.manifest, r.manifest = NULL;
+  tsr__sums_result_free(&r, s->schema->nvars);
+  return rc;
+}
+
 int tsr__sink_close(tsr__sink *s) {
   int rc = 0;
+  if (s->bf && s->sums) {
+    double t0 = MPI_Wtime();
+    rc = checksum_close(s);
+    if (s->st) s->st->writer_s += MPI_Wtime() - t0;
+  }
   if (s->bf) {
     double t0 = MPI_Wtime();
-    rc = s->ops->close(s->bf, s->berr); /* always frees */
+    int cl = s->ops->close(s->bf, s->berr); /* always frees */
+    rc = rc ? rc : cl;
     if (s->st) s->st->writer_s += MPI_Wtime() - t0;
   }
   s->bf = NULL;
@@ -181,8 +229,12 @@ int tsr__sink_commit(tsr__sink *s) {
   char msg[sizeof s->berr->message];
   if (s->tmp_path && s->renamer)
     rc = s->staged ? tsr__stage_commit(s->staged, s->path, s->hints->stage_drain_at_finalize,
-                                       &oserr, msg, sizeof msg)
+                                       s->manifest, &oserr, msg, sizeof msg)
                    : tsr__promote(s->tmp_path, s->path, &oserr, msg, sizeof msg);
+  /* checksum=: the frames are in the manifest once the file has its name
+   * (a staged file's, once the drain has put it there). */
+  if (!rc && s->tmp_path && s->renamer && !s->staged && s->manifest)
+    rc = tsr__manifest_append(s->path, s->manifest, &oserr, msg, sizeof msg);
   if (rc && s->berr) {
     s->berr->code = oserr;
     snprintf(s->berr->message, sizeof s->berr->message, "%s", msg);

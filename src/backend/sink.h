@@ -27,6 +27,12 @@ typedef struct tsr__sink {
                       tmp_path is `<staged>.tessera-tmp`), NULL when written in place */
   const tsr__backend_ops *target; /* stage_format=log: the backend the log stands for
                                      (ops is then the log's); NULL otherwise */
+  /* checksum= (backend/sink_checksum.h): the runs this writer summed, the
+   * communicator of the file's writers (create's), and on the renamer the
+   * manifest lines that close made and commit writes. */
+  struct tsr__sums *sums;
+  MPI_Comm comm;
+  char *manifest;
 } tsr__sink;
 
 /* Files appear atomically: a created file is written under

@@ -64,7 +64,9 @@
   X(stage_dir,           STAGE_DIR,          stage_dir,               tsr__hint_path, PATH,   0,                  0, "")     \
   X(stage_min_bytes,     STAGE_MIN,          stage_min_bytes,         int64_t,        SIZE,   0,                  0, 0)      \
   X(stage_drain,         STAGE_DRAIN,        stage_drain_at_finalize, int,            CHOICE, drain_choices,      0, 0)      \
-  X(stage_format,        STAGE_FORMAT,       stage_format_log,        int,            CHOICE, stage_format_choices, 0, 0)
+  X(stage_format,        STAGE_FORMAT,       stage_format_log,        int,            CHOICE, stage_format_choices, 0, 0) \
+  /* checksum: 0 none, 1 crc32 (backend/sink_checksum.h). */                                           \
+  X(checksum,            CHECKSUM,           checksum,                int,            CHOICE, checksum_choices,   0, 0)
 /* clang-format on */
 
 #endif

@@ -65,6 +65,7 @@ static const choice zstd_choices[] = {
 static const choice precision_choices[] = {{"native", 0}, {"float", 1}, {NULL, 0}};
 static const choice drain_choices[] = {{"thread", 0}, {"finalize", 1}, {NULL, 0}};
 static const choice stage_format_choices[] = {{"native", 0}, {"log", 1}, {NULL, 0}};
+static const choice checksum_choices[] = {{"none", 0}, {"crc32", 1}, {NULL, 0}};
 
 /* T_NAME values are names of a registry, which answers whether it knows one
  * and lists them for messages; the field holds the text. */

@@ -21,6 +21,7 @@
 #include "tessera.h"
 #include "tier/drain_convert.h"
 #include "tier/fs.h"
+#include "tier/manifest.h"
 #include "tier/safe_names.h"
 #include "tier/stage.h"
 
@@ -165,16 +166,22 @@ int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap
   int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen)
                   : tsr__copy_verified(staged, final, &made, buf, cap, msg, msglen);
   if (rc) return rc;
+  size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
+  char *marker = malloc(m);
+  if (!marker) return fail(TSR_ENOMEM, ENOMEM, msg, msglen, "no memory for the marker of", staged);
+  snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
+  /* Its manifest lines (checksum=) once the file is complete at its place:
+   * a reader of the manifest never meets a frame of a file still copying. */
+  rc = tsr__manifest_from_marker(marker, final, msg, msglen);
+  if (rc) {
+    free(marker);
+    return rc;
+  }
   /* The final file is complete: now, and only now, the staged copy goes;
    * its marker last, so a crash in between leaves a marker whose staged
    * file is gone and whose destination is complete (recover removes it). */
-  size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
-  char *marker = malloc(m);
   tsr__name_remove(staged);
-  if (marker) {
-    snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
-    unlink(marker);
-  }
+  unlink(marker);
   free(marker);
   return 0;
 }

@@ -89,15 +89,17 @@ int tsr__stage_name(MPI_Comm comm, const char *stage_dir, const char *final, cha
 
 
 /* `<staged>.tessera-dest`: the final path and the size, written before the
- * staged file takes its name, so a complete staged file never lacks one. */
-static int write_marker(const char *staged, const char *final, int64_t size, int *oserr,
-                        char *msg, size_t msglen) {
+ * staged file takes its name, so a complete staged file never lacks one;
+ * then the file's manifest lines, if it has any (tier/manifest.h). */
+static int write_marker(const char *staged, const char *final, int64_t size,
+                        const char *manifest, int *oserr, char *msg, size_t msglen) {
   char path[4096 + sizeof TSR__DEST_SUFFIX], text[4200];
   snprintf(path, sizeof path, "%s%s", staged, TSR__DEST_SUFFIX);
   int n = snprintf(text, sizeof text, "%s\n%lld\n", final, (long long)size);
   int fd = tsr__name_create(path, O_WRONLY, 0644); /* never through a link */
   int bad = fd < 0 || n < 0 || (size_t)n >= sizeof text ||
-            tsr__write_full(fd, text, (size_t)n) != 0;
+            tsr__write_full(fd, text, (size_t)n) != 0 ||
+            (manifest && tsr__write_full(fd, manifest, strlen(manifest)) != 0);
   int e = errno;
   if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
   if (!bad) return 0;
@@ -120,7 +122,8 @@ static char *absolute(const char *final) {
   return p;
 }
 
-int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
+int tsr__stage_commit(const char *staged, const char *final, int at_finalize,
+                      const char *manifest, int *oserr,
                       char *msg, size_t msglen) {
   size_t n = strlen(staged) + sizeof TSR__DEST_SUFFIX + sizeof TSR__STAGE_TMP_SUFFIX;
   char *tmp = malloc(n), *marker = malloc(n), *dest = absolute(final);
@@ -134,7 +137,7 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize, in
   snprintf(tmp, n, "%s%s", staged, TSR__STAGE_TMP_SUFFIX);
   snprintf(marker, n, "%s%s", staged, TSR__DEST_SUFFIX);
   int64_t size = tsr__name_size(tmp);
-  int rc = write_marker(staged, dest, size, oserr, msg, msglen);
+  int rc = write_marker(staged, dest, size, manifest, oserr, msg, msglen);
   if (rc) tsr__name_remove(tmp);
   if (!rc) {
     rc = tsr__promote(tmp, staged, oserr, msg, msglen);

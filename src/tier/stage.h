@@ -46,8 +46,11 @@ int tsr__stage_name(MPI_Comm comm, const char *stage_dir, const char *final, cha
  * `<staged>.tessera-tmp` to @p staged, and hand it to the drain (started now,
  * or by tsr_finalize when @p at_finalize). On failure
  * nothing is left in the stage and the error is returned (TSR_ENOSPC when the
- * stage is full). */
-int tsr__stage_commit(const char *staged, const char *final, int at_finalize, int *oserr,
+ * stage is full). @p manifest (NULL: none) are the file's manifest lines
+ * (tier/manifest.h): the marker carries them, and the drain appends them
+ * beside @p final once the file is there. */
+int tsr__stage_commit(const char *staged, const char *final, int at_finalize,
+                      const char *manifest, int *oserr,
                       char *msg, size_t msglen);
 
 /* The hash in staged names (FNV-1a of a path; 64 bits): the final path's in

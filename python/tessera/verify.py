@@ -1,0 +1,143 @@
+"""`tessera verify FILE...`: recompute the per-frame checksums of files written
+with the hint checksum=crc32 and compare them with what the writers recorded.
+
+The writers summed each variable's values at each frame as they handed them
+to the file (src/backend/sink_checksum.c), and recorded the sums in the file
+(attribute `tessera_crc32` of each variable) and in the manifest beside it
+(tessera/manifest.py). This reads every summed (variable, frame) back, sums
+it the same way, and reports each one that differs, that cannot be read, or
+whose manifest line disagrees with the file. Exit status: 0 when every sum
+matched, 1 when one did not (or a file has no sums), 2 on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import netCDF4
+
+from . import manifest
+
+
+class VerifyError(Exception):
+    """A file that cannot be verified at all; the message names it."""
+
+
+def open_dataset(path: str):
+    """The file opened for reading with netCDF4, values as stored (no
+    masking or scaling: the sums are of the values written)."""
+    if not os.path.exists(path):
+        raise VerifyError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise VerifyError(f"{path}: a directory (a Zarr store?): verify reads NetCDF files")
+    try:
+        ds = netCDF4.Dataset(path, "r")
+    except OSError as e:
+        raise VerifyError(f"{path}: not a NetCDF file Tessera wrote ({e})") from None
+    ds.set_auto_maskandscale(False)
+    return ds
+
+
+def recorded(ds) -> dict:
+    """variable -> [hex sum or None per frame], from the file's attributes."""
+    out = {}
+    for name, var in ds.variables.items():
+        if manifest.CHECKSUM_ATT in var.ncattrs():
+            text = str(var.getncattr(manifest.CHECKSUM_ATT))
+            out[name] = [None if set(s) == {"-"} else s for s in text.split()]
+    return out
+
+
+def record_dim(ds):
+    return next((d for d in ds.dimensions.values() if d.isunlimited()), None)
+
+
+def frame_values(ds, name: str, frame: int):
+    var = ds.variables[name]
+    rec = record_dim(ds)
+    if rec is not None and var.dimensions and var.dimensions[0] == rec.name:
+        return var[frame]
+    return var[...]
+
+
+def verify_file(path: str, say) -> int:
+    """Problems found in one file (0: every recorded sum matched)."""
+    ds = open_dataset(path)
+    bad = checked = 0
+    try:
+        sums = recorded(ds)
+        if not sums:
+            say(f"{path}: no checksums to verify (written without the hint checksum=crc32)")
+            return 1
+        for name, per_frame in sums.items():
+            for f, want in enumerate(per_frame):
+                if want is None:
+                    continue
+                try:
+                    got = manifest.crc32_of(frame_values(ds, name, f))
+                except (OSError, RuntimeError, IndexError) as e:
+                    say(f"{path}: variable {name} frame {f}: cannot be read ({e})")
+                    bad += 1
+                    continue
+                checked += 1
+                if got != want:
+                    say(f"{path}: variable {name} frame {f}: crc32 {got}, "
+                        f"recorded {want}: the values differ from what was written")
+                    bad += 1
+        bad += against_manifest(path, sums, say)
+    finally:
+        ds.close()
+    if not bad:
+        say(f"{path}: ok, {checked} sums of {len(sums)} variables matched")
+    return bad
+
+
+def against_manifest(path: str, sums: dict, say) -> int:
+    """The manifest lines of the file, if its directory has a manifest, must
+    hold the sums the file holds."""
+    directory = os.path.dirname(path) or "."
+    try:
+        frames = [fr for fr in manifest.read_frames(directory)
+                  if os.path.basename(fr.path) == os.path.basename(path)]
+    except ValueError as e:
+        say(f"{manifest.manifest_path(directory)}: {e}")
+        return 1
+    bad = 0
+    for fr in frames:
+        for name, want in fr.sums.items():
+            per_frame = sums.get(name, [])
+            # A fixed variable is listed with frame 0 and has one sum.
+            have = per_frame[fr.frame] if fr.frame < len(per_frame) else per_frame[0] if len(per_frame) == 1 else None
+            if have != want:
+                say(f"{path}: variable {name} frame {fr.frame}: the manifest records {want}, "
+                    f"the file {have or 'none'}")
+                bad += 1
+    return bad
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="tessera verify",
+        description="Recompute the per-frame checksums of files written with checksum=crc32 "
+                    "and compare them with the sums the writers recorded (docs/verify.md).")
+    p.add_argument("files", nargs="+", metavar="FILE", help="NetCDF files Tessera wrote")
+    p.add_argument("--quiet", action="store_true", help="print only the problems")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    bad = 0
+
+    def say(line: str) -> None:
+        if not (args.quiet and ": ok," in line):
+            print(line)
+
+    for path in args.files:
+        try:
+            bad += verify_file(path, say)
+        except VerifyError as e:
+            print(f"tessera verify: {e}", file=sys.stderr)
+            return 2
+    return 1 if bad else 0
