@@ -19,13 +19,13 @@ import argparse
 import sys
 import textwrap
 
-from . import model_profile
+from .model import profile as model_profile
 from .cli_args import at_least, error_text
-from .model import STRATEGY_NAMES, add_case_args, at_least_real, case_of, deflate_text, human
-from .model_deflate import NoDeflateRate, require
-from .model_predict import predict
-from .model_report import table
-from .model_strategy import Strategy, aggregator_count, grid
+from .model.command import STRATEGY_NAMES, add_case_args, at_least_real, case_of, deflate_text, human
+from .model.deflate import NoDeflateRate, require
+from .model.predict import predict
+from .model.report import table
+from .model.strategy import Strategy, aggregator_count, grid
 
 #: Candidates of one strategy whose predicted wall time is within this share
 #: of its best are reported as a range ("aggregators 4-16 within 3 %").
