@@ -49,6 +49,7 @@ from .plot import plot
 from .bench.case import CASE, STRATEGIES
 from .bench.results import ResultsError, case_text
 from .bench.stage_table import STAGED, format_stage_table
+from .strategies import with_property
 from .table import format_rows, format_table
 from .textout import Countdown, make_table, render
 
@@ -65,7 +66,7 @@ FORMAT_ROWS = {
 
 #: Formats whose writers hold whole chunks (docs/zarr.md): direct and split
 #: cannot write them, so their rows take the best of these strategies.
-WHOLE_CHUNK_STRATEGIES = ("serial", "aggregate", "servers")
+WHOLE_CHUNK_STRATEGIES = with_property("whole_chunks")
 
 
 def format_run_name(hints: str) -> str:

@@ -17,6 +17,7 @@ different loads fit one profile.
 """
 from __future__ import annotations
 
+from ..strategies import reserves_servers
 from .case import case_from_record
 from .deflate import measure as measure_deflate
 from .fit import fit
@@ -74,7 +75,7 @@ def rows_of(rec: dict, base: Profile) -> list:
     # The wait for the slowest computing rank is compute time, not a cost
     # to fit (predict.imbalance_s): it comes off the measured time.
     blocked = float(rec["output_blocked_s"])
-    if strat.name == "servers":
+    if reserves_servers(strat.name):
         model, px, py = grid(case, strat, n)
         servers = strat.server_ranks()
         frame = server_frame(case, strat, base, model, px, py)

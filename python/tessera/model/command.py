@@ -18,6 +18,7 @@ import sys
 
 from ..cli_args import at_least, error_text
 from ..stats.records import read_records
+from ..strategies import NAMES
 from . import profile as model_profile
 from . import validate as mv
 from . import validate_deflate as vd
@@ -33,7 +34,7 @@ from .strategy import Strategy
 #: Short names for strategies on the command line (full hint strings work too).
 SHORT = {"serial": "strategy=serial", "direct": "strategy=direct", "split": "strategy=split"}
 #: The strategies the model prices (docs/model.md), as `strategy=` names them.
-STRATEGY_NAMES = ("serial", "direct", "aggregate", "split", "servers")
+STRATEGY_NAMES = NAMES
 #: Hint keys the model reads as whole numbers, and their least value.
 WHOLE_KEYS = {"aggregators": 1, "io_groups": 1, "io_tasks": 1, "cb_nodes": 1}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..strategies import reserves_servers
 from .case import Case, slab_count, tile_bytes_max
 from .deflate import require
 from .profile import Profile
@@ -130,7 +131,7 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     require(case, profile)
     model, px, py = grid(case, strat, ranks)
     # Servers: the model ranks compute (or hand off) while the servers write.
-    busy = busy_ranks(strat, model, case, profile) if strat.name != "servers" else ranks
+    busy = busy_ranks(strat, model, case, profile) if not reserves_servers(strat.name) else ranks
     everyone = EVERYONE.get(strat.name, ())
 
     def secs(a: Amounts) -> float:
@@ -139,7 +140,7 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     compute = case.step_time(model) * case.steps
     wait = imbalance_s(case, profile, model, background)
     mem_w, mem_r = memory(case, strat, profile, ranks)
-    if strat.name != "servers":
+    if not reserves_servers(strat.name):
         a = run_amounts(case, strat, profile, ranks)
         blocked = secs(a) + wait
         write = secs(Amounts({k: a[k] for k in WRITE_KEYS if k in a}))

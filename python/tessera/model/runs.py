@@ -12,6 +12,7 @@ import tempfile
 import time
 
 from ..bench.launch import find_bench, mpiexec_command
+from ..strategies import reserves_servers
 from .strategy import Strategy
 
 
@@ -79,7 +80,7 @@ def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = 
 def runs_at(s, n: int) -> bool:
     """Whether strategy `s` can run on `n` processes: servers keep a model
     rank, aggregate needs its aggregators."""
-    return not (s.name == "servers" and n <= s.server_ranks()) and \
+    return not (reserves_servers(s.name) and n <= s.server_ranks()) and \
         not (s.name == "aggregate" and s.aggregators > n)
 
 

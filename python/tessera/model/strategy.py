@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..strategies import reserves_servers
 from .case import Case, boxes, process_grid, slab_count, slab_fanins, tile_bytes_max
 from .deflate import compress, whole_levels
 from .ompio import aggregators as ompio_aggregators
@@ -52,7 +53,7 @@ class Strategy:
                         cb_nodes=int(kv.get("cb_nodes", -1)))
 
     def server_ranks(self) -> int:
-        return self.io_groups * self.io_tasks if self.name == "servers" else 0
+        return self.io_groups * self.io_tasks if reserves_servers(self.name) else 0
 
     def server_backend(self) -> str:
         return self.backend or ("pnetcdf" if self.io_tasks > 1 else "netcdf")
@@ -417,7 +418,7 @@ EVERYONE = {"direct": ("piece_s", "deflate_bw")}
 def grid(case: Case, strat: Strategy, ranks: int) -> tuple:
     """(model ranks, px, py) for `ranks` processes in all (servers included)."""
     model = ranks - strat.server_ranks()
-    if model < max(1, strat.io_tasks if strat.name == "servers" else 1):
+    if model < max(1, strat.io_tasks if reserves_servers(strat.name) else 1):
         raise ValueError(f"{strat.label()} needs more than {ranks} processes")
     px, py = process_grid(case, model)
     return model, px, py

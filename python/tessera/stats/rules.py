@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..strategies import reserves_servers
+
 MIB = 1 << 20
 #: Requests below this size are "small" (Darshan's buckets up to 100K_1M).
 SMALL_REQUEST = MIB
@@ -212,7 +214,7 @@ def blocked(rec: dict) -> Advice | None:
     if bmax <= wmax * BLOCKED_FACTOR or bmax - wmax <= BLOCKED_MARGIN_S:
         return None
     hint = "strategy=servers (with io_groups and io_tasks at tsr_init) or buffer_bytes=512m"
-    if rec.get("strategy") == "servers":
+    if reserves_servers(rec.get("strategy")):
         hint = "more io_groups, or server_pick=idle, or buffer_bytes=512m"
     return Advice("blocked",
                   f"model ranks were blocked up to {bmax:.3f} s, writers wrote only {wmax:.3f} s",

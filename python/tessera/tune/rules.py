@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..strategies import reserves_servers
 from .space import MIB, SMALL_FILE_RATIO, human_size
 
 #: Requests below this size are "small" for a parallel file system.
@@ -60,7 +61,7 @@ def diagnose(stats: dict, strategy: str | None) -> list:
                 Advice("io_tasks", +1, why), Advice("io_groups", +1, why)]
     if blocked > 0 and blocked > 1.5 * wmax:
         why = f"model blocked {blocked:.2f} s, writers busy only {wmax:.2f} s"
-        if strategy == "servers":
+        if reserves_servers(strategy):
             # Servers still busy with earlier frames: add a group or buffer more.
             out += [Advice("io_groups", +1, why), Advice("buffer_bytes", +1, why),
                     Advice("io_tasks", +1, why)]

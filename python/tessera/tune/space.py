@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 
 from ..stats.rules import ALIGN_VAR_FACTOR
+from ..strategies import reserves_servers, with_property
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -162,7 +163,7 @@ class Space:
 
     def start_config(self, strategy: str) -> Config:
         """The strategy with the library's defaults, plus what it cannot run without."""
-        if strategy == "servers":
+        if reserves_servers(strategy):
             s = max(1, self.shape.server_ranks)
             return self.make(strategy, {"io_groups": 1, "io_tasks": s})
         return self.make(strategy, {})
@@ -217,7 +218,7 @@ class Space:
         if cfg.get("stage") is None and (cfg.get("stage_min_bytes") is not None
                                          or cfg.get("stage_format") is not None):
             return False
-        if cfg.strategy == "servers":
+        if reserves_servers(cfg.strategy):
             g, t = cfg.get("io_groups", 1), cfg.get("io_tasks", 1)
             if g * t > max(1, self.shape.server_ranks):
                 return False
@@ -307,7 +308,7 @@ def default_knobs(shape: RunShape) -> dict:
     fbytes = max(shape.file_bytes, 1)
     per_rank = max(shape.total_bytes // p, 1)
     stripe = shape.stripe_size or MIB
-    pnc = frozenset({"direct", "aggregate"})
+    pnc = frozenset(with_property("parallel"))  # the knobs of MPI-IO under PnetCDF
     knobs = [
         Knob("aggregators", "aggregators", tuple(_pow2_upto(p)), max(1, p // 4),
              strategies=frozenset({"aggregate"})),
@@ -383,7 +384,7 @@ def build_space(shape: RunShape, strategies=None, overrides: dict | None = None,
     """The space for this run, with --strategies and a --space file applied."""
     knobs = default_knobs(shape)
     chosen = list(strategies) if strategies else [
-        s for s in ALL_STRATEGIES if s != "servers" or shape.server_ranks > 0]
+        s for s in ALL_STRATEGIES if not reserves_servers(s) or shape.server_ranks > 0]
     space = Space(shape, chosen, knobs, fixed=fixed, glob=glob, baseline=baseline,
                   strategy_knobs={s: list(v) for s, v in STRATEGY_KNOBS.items()})
     if overrides:
@@ -391,7 +392,7 @@ def build_space(shape: RunShape, strategies=None, overrides: dict | None = None,
     for s in space.strategies:
         if s not in STRATEGY_KNOBS:
             raise SpaceError(f"unknown strategy {s!r} (known: {', '.join(ALL_STRATEGIES)})")
-    if "servers" in space.strategies and shape.server_ranks <= 0:
+    if any(reserves_servers(s) for s in space.strategies) and shape.server_ranks <= 0:
         raise SpaceError("strategy servers needs --ranks-for-servers N")
     return space
 
