@@ -3,8 +3,10 @@ module tessera.<command>. Installed as the console script `tessera`
 (python/pyproject.toml).
 
 The table below is the whole registry: a command is a module of this package
-exposing `main(argv) -> int`. A command whose module is not present in this
-checkout answers with a clear message instead of a traceback.
+exposing `main(argv) -> int`, tessera.<command>, or tessera.<command>.command
+where the command has a room of its own (ROOMS). A command whose module is
+not present in this checkout answers with a clear message instead of a
+traceback.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import sys
 
 from . import __version__
 
-#: command -> one-line description; the module is tessera.<command>.
+#: command -> one-line description; the module is tessera.<command> (but see ROOMS).
 COMMANDS = {
     "demo": "run tessera-bench for every built strategy, verify, compare (make demo)",
     "overhead": "time each strategy against the same files written without Tessera",
@@ -34,6 +36,15 @@ COMMANDS = {
     "follow": "print (or run a command on) each frame as soon as the manifest says it is complete",
 }
 
+#: Commands whose module lives in the room (subpackage) of the same name:
+#: tessera.<command>.command, and `python -m tessera.<command>` runs it too.
+ROOMS = ("model", "tune", "stats", "stage")
+
+
+def module_name(command: str) -> str:
+    """The dotted name of a command's module."""
+    return f"tessera.{command}.command" if command in ROOMS else f"tessera.{command}"
+
 
 def usage() -> str:
     width = max(len(c) for c in COMMANDS)
@@ -49,9 +60,9 @@ def load(command: str):
     if command not in COMMANDS:
         return None
     try:
-        module = importlib.import_module(f"tessera.{command}")
+        module = importlib.import_module(module_name(command))
     except ModuleNotFoundError as e:
-        if e.name == f"tessera.{command}":
+        if e.name in (f"tessera.{command}", module_name(command)):
             return None
         raise
     return module if callable(getattr(module, "main", None)) else None
@@ -87,7 +98,7 @@ def main(argv=None) -> int:
         return 2
     if module is None:
         print(f"tessera: command '{command}' is not available in this checkout "
-              f"(no module tessera.{command} with main(argv))", file=sys.stderr)
+              f"(no module {module_name(command)} with main(argv))", file=sys.stderr)
         return 2
     if asks_version(rest):
         # Every command, including those added later, answers the same way.

@@ -19,13 +19,14 @@ import argparse
 import sys
 import textwrap
 
-from . import model_profile
+from .model import profile as model_profile
 from .cli_args import at_least, error_text
-from .model import STRATEGY_NAMES, add_case_args, at_least_real, case_of, deflate_text, human
-from .model_deflate import NoDeflateRate, require
-from .model_predict import predict
-from .model_report import table
-from .model_strategy import Strategy, aggregator_count, grid
+from .model.command import STRATEGY_NAMES, add_case_args, at_least_real, case_of, deflate_text, human
+from .model.deflate import NoDeflateRate, require
+from .model.predict import predict
+from .model.report import table
+from .model.strategy import Strategy, aggregator_count, grid
+from .strategies import STRATEGIES, reserves_servers
 
 #: Candidates of one strategy whose predicted wall time is within this share
 #: of its best are reported as a range ("aggregators 4-16 within 3 %").
@@ -55,7 +56,7 @@ def candidates(procs: int, buffers=(32 << 20, 128 << 20, 512 << 20)) -> list:
 
 def knobs(s: Strategy, case=None) -> str:
     h = s.hints()
-    if s.name == "servers":
+    if reserves_servers(s.name):
         h += f":buffer_bytes={s.buffer_bytes >> 20}m"
     if case is not None and case.deflate > 0:
         h += f":format=netcdf4:deflate={case.deflate}" + ("" if case.shuffle else ":shuffle=0")
@@ -64,7 +65,7 @@ def knobs(s: Strategy, case=None) -> str:
 
 def memory_of(s: Strategy, p) -> float:
     """The most Tessera holds on one rank of candidate s (the --mem-limit test)."""
-    return max(p.mem_writer, p.mem_rank, s.buffer_bytes if s.name == "servers" else 0)
+    return max(p.mem_writer, p.mem_rank, s.buffer_bytes if reserves_servers(s.name) else 0)
 
 
 def advise(case, profile, procs: int, mem_limit: float = 0.0, background: float = 0.0,
@@ -97,13 +98,13 @@ def netcdf4(case) -> bool:
 
 def wrf_short(s: Strategy, case) -> str:
     """The WRF setting of a candidate in a few words (the table's column)."""
-    if s.name == "servers":
+    if reserves_servers(s.name):
         if s.server_backend() != "netcdf" and netcdf4(case):
             return f"quilt {s.io_groups}x{s.io_tasks}, Tessera only"
         form = 2 if s.server_backend() == "netcdf" else 11
         return f"quilt {s.io_groups}x{s.io_tasks}, io_form {form}"
-    form = {"serial": 2, "direct": 13 if netcdf4(case) else 11, "aggregate": 12,
-            "split": 102}[s.name]
+    # WRF's parallel NetCDF-4 (io_form 13) stands for direct with a netcdf4 file.
+    form = 13 if s.name == "direct" and netcdf4(case) else STRATEGIES[s.name].wrf_io_form
     return f"io_form {form}"
 
 

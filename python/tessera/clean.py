@@ -15,7 +15,7 @@ import fcntl
 import os
 import sys
 
-from .stage import clear_name
+from .stage.protocol import clear_name
 
 TMP_SUFFIX = ".tessera-tmp"
 LOCK_SUFFIX = ".tessera-lock"

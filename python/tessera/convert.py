@@ -31,72 +31,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 
-from .launch import find_program
-
-#: Variables of an MPI launcher: with them the converter (an MPI program run
-#: as a singleton) would take itself for a rank of someone else's job.
-_LAUNCHER_PREFIXES = ("OMPI_", "PMIX_", "PMI_", "OPAL_", "ORTE_", "PRTE_", "MPICH_", "HYDRA_",
-                      "I_MPI_")
-#: ... except where the MPI library itself is (OPAL_PREFIX, component paths of
-#: a relocated installation), without which not even a singleton starts: the
-#: rule of the library's drain (child_env in src/tier/drain_convert.c).
-_INSTALL_LOCATION_ENDS = ("_PREFIX", "DIR", "component_path")
-
-
-def converter_env() -> dict:
-    """This process's environment without the MPI launcher's variables."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(_LAUNCHER_PREFIXES) or k.endswith(_INSTALL_LOCATION_ENDS)
-            or k.startswith("OMPI_ALLOW_RUN_AS_ROOT")}
-
-
-class ConvertError(Exception):
-    """A log that could not be converted; the message says why."""
-
-
-def find_converter() -> str | None:
-    """The tessera-convert program: $TESSERA_CONVERT, PATH, or the build tree."""
-    return find_program("tessera-convert", os.environ.get("TESSERA_CONVERT"))
-
-
-def convert_log(log_dir: str, final: str) -> int:
-    """Convert log_dir into final (temporary name, sync, verify, rename); the
-    log is left as it is. Returns the size of the final file."""
-    prog = find_converter()
-    if not prog:
-        raise ConvertError("tessera-convert not found (set TESSERA_CONVERT or put it on PATH)")
-    res = subprocess.run([prog, log_dir, final], env=converter_env(), stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True, check=False)
-    if res.returncode != 0:
-        raise ConvertError(res.stderr.strip() or f"{prog} exited {res.returncode}")
-    return os.path.getsize(final)
-
-
-FORMATS = ("cdf2", "cdf5", "netcdf4", "zarr")
-
-
-def convert_format(source: str, out: str, to: str, hints: str | None = None, np: int = 1,
-                   mpiexec: str = "mpiexec") -> None:
-    """Write `out` as format `to` from the NetCDF file or Zarr store `source`
-    (tessera-convert --to); ConvertError with the program's message on failure."""
-    prog = find_converter()
-    if not prog:
-        raise ConvertError("tessera-convert not found (set TESSERA_CONVERT or put it on PATH)")
-    cmd = [prog, "--to", to] + (["--hints", hints] if hints else []) + [source, out]
-    env = converter_env()
-    if np > 1:
-        from .launch import mpiexec_command
-        cmd = mpiexec_command(mpiexec, np) + cmd
-        env = dict(os.environ)
-        env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    res = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True, check=False)
-    if res.returncode != 0:
-        raise ConvertError(res.stderr.strip() or f"{prog} exited {res.returncode}")
-
+from .stage import protocol as stage
+from .stage.converter import FORMATS, ConvertError, convert_format, convert_log
 
 def _format_main(args) -> int:
     src = args.source.rstrip("/") or args.source
@@ -116,8 +54,6 @@ def _format_main(args) -> int:
 
 
 def main(argv=None) -> int:
-    from . import stage  # the marker protocol lives there
-
     p = argparse.ArgumentParser(prog="tessera convert", description=__doc__.split("\n")[0])
     p.add_argument("source", metavar="LOGDIR-or-MARKER-or-INPUT")
     p.add_argument("--out", metavar="PATH", help="write PATH and keep the log (default: the "

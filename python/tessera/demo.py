@@ -39,27 +39,20 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import overhead
+from . import formats, overhead
 from .cli_args import at_least
-from .launch import (add_case_options, add_launch_options, bench_env, bench_message,
+from .bench.launch import (add_case_options, add_launch_options, bench_env, bench_message,
                      bench_or_say, run_bench)
-from .launch import bench_outcome as outcome
+from .bench.launch import bench_outcome as outcome
 from .outpath import OutputPathError, output_dir, refuse, write_text
 from .plot import plot
-from .results import ResultsError, case_text
-from .stage_table import STAGED, format_stage_table
+from .bench.case import CASE, STRATEGIES
+from .bench.results import ResultsError, case_text
+from .bench.stage_table import STAGED, format_stage_table
+from .strategies import with_property
 from .table import format_rows, format_table
 from .textout import Countdown, make_table, render
 
-#: strategy -> hints, in the order the table shows them. Servers take one of
-#: the ranks, so every strategy runs on the same number of processes.
-STRATEGIES = {
-    "serial": "strategy=serial",
-    "direct": "strategy=direct",
-    "aggregate": "strategy=aggregate:aggregators=2",
-    "split": "strategy=split",
-    "servers": "strategy=servers:io_groups=1:io_tasks=1",
-}
 
 #: format row -> hints added to the best strategy's (one history output each).
 #: Zarr's gzip at deflate=1 is NetCDF-4's compressor at the same level.
@@ -73,7 +66,7 @@ FORMAT_ROWS = {
 
 #: Formats whose writers hold whole chunks (docs/zarr.md): direct and split
 #: cannot write them, so their rows take the best of these strategies.
-WHOLE_CHUNK_STRATEGIES = ("serial", "aggregate", "servers")
+WHOLE_CHUNK_STRATEGIES = with_property("whole_chunks")
 
 
 def format_run_name(hints: str) -> str:
@@ -81,10 +74,6 @@ def format_run_name(hints: str) -> str:
     parts = hints.split(":")
     return "-".join(["format-" + parts[0].split("=", 1)[1]]
                     + [p.replace("=", "") for p in parts[1:]])
-
-#: The demo case: WRF-like fields, sized to finish in a few minutes on 2 cores.
-CASE = {"np": 4, "nx": 240, "ny": 240, "nz": 35, "steps": 60, "output_every": 10, "sweeps": 3}
-
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -364,7 +353,6 @@ def format_runs(args, bench: str, out: Path, env: dict, best: dict, console,
     except GRIB2 and Zarr, which the bench cannot read back. Zarr takes the
     best strategy whose writers hold whole chunks when the best is direct or
     split (`records`: the strategies' runs)."""
-    from . import formats  # here: formats takes the demo's case and strategies from this module
     case = {"nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": 0, "output_every": 1,
             "sweeps": args.sweeps}
     runs = []

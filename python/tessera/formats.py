@@ -51,8 +51,8 @@ import sys
 import time
 from pathlib import Path
 
-from .demo import CASE, STRATEGIES as DEMO_STRATEGIES
-from .launch import (CASE_KEYS, add_case_options, add_launch_options, bench_env, bench_or_say,
+from .bench.case import CASE, STRATEGIES as DEMO_STRATEGIES
+from .bench.launch import (CASE_KEYS, add_case_options, add_launch_options, bench_env, bench_or_say,
                      bench_outcome, run_bench)
 from .formats_bounds import Medians, as_dict, rows as bound_rows
 from .outpath import OutputPathError, output_dir, refuse, write_text

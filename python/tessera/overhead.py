@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 from . import overhead_yardstick as hand
-from .launch import (BENCH_EXIT_NOTBUILT, add_case_options, add_launch_options, bench_or_say,
+from .bench.launch import (BENCH_EXIT_NOTBUILT, add_case_options, add_launch_options, bench_or_say,
                      mpiexec_command)
 from .outpath import OutputPathError, output_dir, output_file, refuse, write_text
 from .textout import Countdown, make_table, render

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from .results import ResultsError, case_text, load, ranks_text, status
+from .bench.results import ResultsError, case_text, load, ranks_text, status
 
 
 def figure(records: list[dict], title: str = ""):

@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 
 from .cli_args import at_least
-from .model_case import bench_case
-from .model_predict import predict
-from .model_profile import load as load_profile
-from .model_strategy import Strategy, grid, server_frame, sync_frame
-from .launch import bench_or_say, is_open_mpi, mpiexec_command
+from .model.case import bench_case
+from .model.predict import predict
+from .model.profile import load as load_profile
+from .model.strategy import Strategy, grid, server_frame, sync_frame
+from .bench.launch import bench_or_say, is_open_mpi, mpiexec_command
 from .outpath import OutputPathError, output_dir, refuse, write_text
 from .textout import Countdown, table_text
 

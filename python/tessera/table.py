@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .results import COLUMNS, ResultsError, case_text, load, status, value
+from .bench.results import COLUMNS, ResultsError, case_text, load, status, value
 from .textout import table_text
 
 LEGEND = """\

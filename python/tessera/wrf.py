@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import wrf_install
+
 SUBCOMMANDS = {
     "install": "make io_form 8 Tessera in a WRF v4 source tree (Registry, frame/, share/, build flags)",
 }
@@ -29,7 +31,6 @@ def main(argv=None) -> int:
         print(f"tessera wrf: {what}: {', '.join(SUBCOMMANDS)}", file=sys.stderr)
         p.print_usage(sys.stderr)
         return 2
-    from . import wrf_install
     return wrf_install.main(argv[1:])
 
 

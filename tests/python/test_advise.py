@@ -10,11 +10,11 @@ import json
 import pytest
 
 from tessera import advise as A
-from tessera import model as M
-from tessera.model_case import bench_case
-from tessera.model_predict import predict
-from tessera.model_profile import PROFILE_DIR, Profile, load
-from tessera.model_strategy import Strategy
+from tessera.model import command as M
+from tessera.model.case import bench_case
+from tessera.model.predict import predict
+from tessera.model.profile import PROFILE_DIR, Profile, load
+from tessera.model.strategy import Strategy
 
 CLUSTER = {"name": "cluster", "cores": 0, "cb_nodes": 4,
            "values": {"copy_bw": 5e9, "net_bw": 1e10, "msg_s": 1e-6, "match_s": 1.4e-7,
@@ -219,7 +219,7 @@ def test_notes_say_input_and_an_unbounded_file_system():
 
 
 def test_the_irma_profile_carries_its_stripes():
-    from tessera.model_validate import irma_profile
+    from tessera.model.validate import irma_profile
 
     assert irma_profile()[1].stripe_count == 12
 

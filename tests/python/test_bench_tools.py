@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 
 from tessera import __main__ as cli  # noqa: E402
 from tessera import demo, plot, table  # noqa: E402
-from tessera.results import COLUMNS, ResultsError, case_text, load, ranks_text, value  # noqa: E402
+from tessera.bench.results import COLUMNS, ResultsError, case_text, load, ranks_text, value  # noqa: E402
 
 DEMO = FIX / "demo_results.json"
 SINGLE = FIX / "bench_direct.json"

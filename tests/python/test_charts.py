@@ -20,9 +20,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-from tessera import plot, stats, stats_plot, tune_report  # noqa: E402
-from tessera.results import load  # noqa: E402
-from tessera.tune_session import Evaluator, Session  # noqa: E402
+from tessera import plot  # noqa: E402
+from tessera.stats import command as stats  # noqa: E402
+from tessera.stats import plot as stats_plot  # noqa: E402
+from tessera.tune import report as tune_report  # noqa: E402
+from tessera.bench.results import load  # noqa: E402
+from tessera.tune.session import Evaluator, Session  # noqa: E402
 from tune_helpers import fake_command, run_tune  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"

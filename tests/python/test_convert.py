@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tessera import convert
-from tessera.launch import mpiexec_command
+from tessera.bench.launch import mpiexec_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))

@@ -24,7 +24,7 @@ xr = pytest.importorskip("xarray")
 cfgrib = pytest.importorskip("cfgrib")
 netCDF4 = pytest.importorskip("netCDF4")
 
-from tessera.launch import mpiexec_command  # noqa: E402
+from tessera.bench.launch import mpiexec_command  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
-from tessera.launch import bench_message, mpiexec_refusal  # noqa: E402
+from tessera.bench.launch import bench_message, mpiexec_refusal  # noqa: E402
 
 RULE = "-" * 74
 ROOT_BANNER = f"""{RULE}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tessera.model_case import bench_case
-from tessera.model_counts import library_counts
-from tessera.model_strategy import Strategy
+from tessera.model.case import bench_case
+from tessera.model.counts import library_counts
+from tessera.model.strategy import Strategy
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera.model_case import (BENCH_DEFAULT, Var, _split_depth, bench_case, dims_create,
+from tessera.model.case import (BENCH_DEFAULT, Var, _split_depth, bench_case, dims_create,
                                 slab_count, slab_fanins, tile_range)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -95,7 +95,7 @@ def test_schema_read_is_bounded(tmp_path):
     """A schema is read with tessera-bench's size bound: /dev/zero (which
     never ends) is refused with a sentence naming it, and a small header
     still reads (issue 25)."""
-    from tessera.model_case import cdl_defs
+    from tessera.model.case import cdl_defs
     with pytest.raises(ValueError, match=r"^/dev/zero: larger than the 64 MiB a schema may hold"):
         cdl_defs("/dev/zero")
     cdl = tmp_path / "s.cdl"

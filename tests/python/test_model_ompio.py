@@ -2,10 +2,10 @@
 own aggregator choice (model_ompio, reproduced from Open MPI's simple
 grouping), the writes PnetCDF's wait makes of a frame (write_groups), and
 the contiguous file pieces of a tile decomposition (file_pieces)."""
-from tessera.model_case import bench_case, tile_bytes_max
-from tessera.model_ompio import aggregators, cost_calc
-from tessera.model_profile import Profile
-from tessera.model_strategy import Strategy, cb_nodes, file_pieces, write_groups
+from tessera.model.case import bench_case, tile_bytes_max
+from tessera.model.ompio import aggregators, cost_calc
+from tessera.model.profile import Profile
+from tessera.model.strategy import Strategy, cb_nodes, file_pieces, write_groups
 
 CASE = bench_case(200, 200, 30, 6, 2)
 

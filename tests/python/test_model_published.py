@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from tessera import model_published as pub
-from tessera.model_profile import PROFILE_DIR, load
-from tessera.model_validate import IRMA_FIT, irma, irma_profile, note2002
+from tessera.model import published as pub
+from tessera.model.profile import PROFILE_DIR, load
+from tessera.model.validate import IRMA_FIT, irma, irma_profile, note2002
 
 
 @pytest.fixture(scope="module")

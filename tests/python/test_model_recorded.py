@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera.model_validate import GOAL_PCT, here
+from tessera.model.validate import GOAL_PCT, here
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "model"
 

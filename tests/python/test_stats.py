@@ -14,7 +14,8 @@ if str(ROOT / "python") not in sys.path:
 
 import pytest  # noqa: E402
 
-from tessera import stats, stats_rules  # noqa: E402
+from tessera.stats import command as stats  # noqa: E402
+from tessera.stats import rules as stats_rules  # noqa: E402
 
 SCHEMA = ROOT / "docs" / "stats.schema.json"
 

@@ -107,6 +107,6 @@ def test_text_summary_and_hint_display(tmp_path):
         assert "TESSERA_HINTS_DISPLAY:   writer ranks (2 of 2): 0 1" in out
     # The tool reads what the library wrote.
     sys.path.insert(0, str(ROOT / "python"))
-    from tessera import stats
+    from tessera.stats import command as stats
 
     assert stats.main([str(tmp_path / "stats.np2.jsonl"), "--no-advice"]) == 0

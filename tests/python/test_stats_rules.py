@@ -10,7 +10,8 @@ if str(ROOT / "python") not in sys.path:
 
 import pytest  # noqa: E402
 
-from tessera import stats, stats_rules as R  # noqa: E402
+from tessera.stats import command as stats  # noqa: E402
+from tessera.stats import rules as R  # noqa: E402
 
 MIB = 1 << 20
 FIX = HERE / "fixtures" / "stats" / "records.jsonl"

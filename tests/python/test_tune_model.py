@@ -10,7 +10,8 @@ from tune_helpers import fake_command, load, run_tune  # noqa: E402
 import fake_run  # noqa: E402
 import pytest  # noqa: E402
 
-from tessera import tune, tune_model  # noqa: E402
+from tessera.tune import command as tune  # noqa: E402
+from tessera.tune import model as tune_model  # noqa: E402
 
 ARGS = ["--budget", "14", "--repeat", "1", "--out", "out"]
 
@@ -62,7 +63,7 @@ def test_right_model_starts_at_the_winner(tmp_path, monkeypatch):
 
 
 def test_search_queue_sorted_by_prediction():
-    from tessera.tune_space import RunShape, build_space
+    from tessera.tune.space import RunShape, build_space
 
     space = build_space(RunShape(ranks=8, file_bytes=256 << 20, total_bytes=512 << 20))
     order = tune_model.ModelOrder(predictor=lambda sp, cfg: -cfg.get("aggregators", 2))

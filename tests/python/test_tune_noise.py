@@ -13,8 +13,8 @@ from tune_helpers import fake_command, load, run_tune  # noqa: E402
 import fake_run  # noqa: E402
 import pytest  # noqa: E402
 
-from tessera import tune_stats  # noqa: E402
-from tessera.tune_report import NO_WINNER  # noqa: E402
+from tessera.tune import stats as tune_stats  # noqa: E402
+from tessera.tune.report import NO_WINNER  # noqa: E402
 
 NOISY_FLAT = ("--flat", "--noise", "0.6")
 

@@ -158,7 +158,7 @@ def test_servers_need_ranks_for_servers(tmp_path):
 
 
 def test_scratch_cleanup_only_removes_what_it_created(tmp_path):
-    from tessera.tune_runner import MARKER, Scratch
+    from tessera.tune.runner import MARKER, Scratch
 
     mine = tmp_path / "keep.txt"
     mine.write_text("user data")

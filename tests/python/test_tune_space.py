@@ -7,8 +7,8 @@ import tune_helpers  # noqa: E402,F401  (sets sys.path for the tessera package)
 
 import pytest  # noqa: E402
 
-from tessera.tune_rules import diagnose  # noqa: E402
-from tessera.tune_space import (GIB, KIB, MIB, RunShape, SpaceError,  # noqa: E402
+from tessera.tune.rules import diagnose  # noqa: E402
+from tessera.tune.space import (GIB, KIB, MIB, RunShape, SpaceError,  # noqa: E402
                                 build_space, format_size, parse_size, record_matches)
 
 
@@ -72,7 +72,7 @@ def test_neighbours_and_validity():
 
 
 def test_space_file(tmp_path):
-    from tessera.tune_space import load_space_file
+    from tessera.tune.space import load_space_file
 
     f = tmp_path / "space.toml"
     f.write_text('strategies = ["aggregate", "direct"]\nfixed = "format=cdf5"\n'
@@ -129,7 +129,7 @@ def test_alignment_only_where_it_fits_the_variables():
 
 
 def test_run_summary_gives_the_variable_size():
-    from tessera.tune_runner import summarize_stats
+    from tessera.tune.runner import summarize_stats
 
     recs = [{"bytes": 40 * MIB, "variables": 10, "frames": 2},
             {"bytes": 4 * MIB, "variables": 202, "frames": 1}]
@@ -178,7 +178,7 @@ def test_stage_knobs_only_with_a_stage_dir():
 
 
 def test_rule_suggests_hybrid_placement_when_small_files_dominate():
-    from tessera.tune_runner import summarize_stats
+    from tessera.tune.runner import summarize_stats
 
     def rec(name, nbytes, blocked):
         return {"file": name, "bytes": nbytes, "blocked_s": {"max": blocked}}

@@ -24,7 +24,7 @@ import pytest
 
 from tessera import follow as tf
 from tessera import manifest
-from tessera.launch import mpiexec_command
+from tessera.bench.launch import mpiexec_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera.launch import mpiexec_command  # noqa: E402
+from tessera.bench.launch import mpiexec_command  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
