@@ -82,9 +82,6 @@ void tsr__decomp_free_extra(struct tsr_decomp *d);
  * d->canon is set, else @p buf itself). Local; may fail with TSR_ENOMEM. */
 int tsr__decomp_pack(tsr_file *f, const struct tsr_decomp *d, size_t esize, const void *buf,
                      const void **out);
-/* Get: read @p d's elements of a frame into @p buf through d->canon. */
-int tsr__decomp_read(tsr_file *f, tsr__sink *sk, int varid, int64_t frame,
-                     const struct tsr_decomp *d, void *buf);
 
 /* Get: @p packed (d->canon's elements: a file-ordered tile or runs in index
  * order) into the caller's buffer as @p d lays it out. Local. */
@@ -151,6 +148,9 @@ int tsr__reader_close(tsr_file *f);
 int64_t tsr__reader_records(const tsr_file *f);
 /* The read strategy tsr_open's hints named ("" without one). */
 const char *tsr__reader_strategy(const tsr_file *f);
+/* The read side tsr_open chose (its strategy row's, strategy/strategy.h),
+ * or NULL for a file open for writing: for tests. */
+const struct tsr__read_ops *tsr__reader_ops(const tsr_file *f);
 
 /* Agree on a file's status; the backend message of the lowest failing rank
  * is copied to every rank's handle. */

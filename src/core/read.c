@@ -1,30 +1,52 @@
 /* Reading: tsr_open and tsr_get, for input, restart files and verification.
  *
- * By default (and with strategy=direct) every rank reads its own tile
- * straight from the file through the backend (a parallel one: one collective
- * read per call; a serial one: every rank opens the file itself and reads
- * independently). strategy=serial or aggregate in tsr_open's hints lets a few
- * readers open the file and run the write plans backwards (read_plan.c).
- * The API pattern is the one of file.c: check locally, agree, work, agree. */
+ * Who opens the file and how the values reach the tiles is the read side of
+ * the strategy that strategy= in tsr_open's own hints names (its registry
+ * row's `read`, strategy/strategy.h); without one every rank reads its own
+ * tile. This file runs what every read side shares: the hints, the backend,
+ * staging, opening the sink on the ranks the read side chose, agreement. The
+ * API pattern is the one of file.c: check locally, agree, work, agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/read_plan.h"
+#include "strategy/strategy.h"
 #include "tier/stage_in.h"
 
 struct tsr__reader {
   tsr__sink sink;
-  int64_t nrecs; /* records in the file when it was opened */
-  tsr__readers who; /* the read strategy: who opens the file */
+  int64_t nrecs;            /* records in the file when it was opened */
+  const tsr__read_ops *ops; /* the read side of the strategy= row */
+  tsr__readers who;         /* who opens the file, as ops->setup chose */
 };
+
+/* The read side of tsr_open's own hints @p open_hints (only those: the
+ * strategy in tsr_init's hints or TESSERA_HINTS names how files are
+ * written: a job whose history is split still reads one input file), with
+ * its local check. Local; TSR_EHINT with the reason in @p msg. */
+static int choose_reader(tsr_file *f, const char *open_hints, char *msg, size_t msglen) {
+  struct tsr__reader *rd = f->reader;
+  rd->who.comm = rd->who.own = MPI_COMM_NULL;
+  /* The merged hints parsed already; this parse of the open's own text alone
+   * only asks whether it names a strategy, so it never fails the open. */
+  tsr__hints own;
+  tsr__hints_defaults(&own);
+  own.strict = 0;
+  char err[256];
+  const char *name = "";
+  if (open_hints && !tsr__hints_parse(open_hints, f->path, &own, err, sizeof err) &&
+      (own.set & TSR__H_STRATEGY))
+    name = own.strategy;
+  int rc = tsr__strategy_reader(name, &rd->ops, &rd->who.name, msg, msglen);
+  return rc ? rc : rd->ops->check ? rd->ops->check(f, msg, msglen) : 0;
+}
 
 /* The registry's reading default prefers a parallel backend: one collective
  * read per call instead of every rank opening the file on its own. */
 static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
-  if (f->reader->who.kind == TSR__READ_SPLIT) { /* the pieces choose theirs (read_split.c) */
-    f->backend = &tsr__split_reader;
+  if (f->reader->ops->backend) { /* the read side reads through its own (split's pieces) */
+    f->backend = f->reader->ops->backend;
     return 0;
   }
   const char *name = f->hints.backend[0] ? f->hints.backend : tsr__backend_default_read(f->path);
@@ -48,18 +70,6 @@ static int choose_backend(tsr_file *f, char *msg, size_t msglen) {
   return 0;
 }
 
-/* Split pieces hold one rank's tile under the file's dimension names with
- * the tile's lengths: reading one as if it were the whole file would give
- * wrong shapes, not an error. Joining is the tool's job. */
-static int refuse_split_piece(const tsr__schema *s, const char *path, char *msg, size_t msglen) {
-  if (!tsr__att_find(s->gatts, s->ngatts, "tessera_split_nranks")) return 0;
-  snprintf(msg, msglen,
-           "'%s' is one piece of a file written with strategy=split; join the pieces with "
-           "`tessera join` and open the joined file",
-           path);
-  return TSR_EFORMAT;
-}
-
 int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
   tsr__set_last_error("");
@@ -78,7 +88,7 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
     f->reader = calloc(1, sizeof *f->reader);
     rc = f->reader ? 0 : TSR_ENOMEM;
     char msg[sizeof f->berr.message] = "";
-    if (!rc) rc = tsr__readers_choose(f, hints, &f->reader->who, msg, sizeof msg);
+    if (!rc) rc = choose_reader(f, hints, msg, sizeof msg);
     if (!rc) rc = choose_backend(f, msg, sizeof msg);
     if (rc) {
       f->berr.code = rc;
@@ -92,11 +102,12 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
      * opened by every rank on its own. */
     tsr__sink *sk = &f->reader->sink;
     tsr__readers *who = &f->reader->who;
+    const tsr__read_ops *ops = f->reader->ops;
     tsr__file_sink(f, sk);
-    agreed = tsr__readers_setup(f, tsr__sink_parallel(sk), who);
+    agreed = ops->setup(f, tsr__sink_parallel(sk), who);
     /* stage_dir: read a copy in the fast tier, made once per node. */
     char *local = NULL;
-    rc = agreed || !f->hints.stage_dir[0] || who->kind == TSR__READ_SPLIT /* no one file */
+    rc = agreed || !f->hints.stage_dir[0] || ops->backend /* no one file at the path */
              ? 0
              : tsr__stage_in(ctx->comm, path, f->hints.stage_dir, &local, f->berr.message,
                              sizeof f->berr.message);
@@ -106,11 +117,9 @@ int tsr_open(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) 
       agreed = tsr__file_agree(f, rc);
     }
     free(local);
-    /* Readers only: the first one's schema goes to every rank. */
-    if (!agreed) agreed = tsr__file_agree(f, tsr__readers_share(f, who, &f->reader->nrecs));
-    if (!agreed)
-      agreed = tsr__file_agree(
-          f, refuse_split_piece(&f->schema, path, f->berr.message, sizeof f->berr.message));
+    /* The schema and record count to every rank that did not open the
+     * file, and the read side's check of what was opened. */
+    if (!agreed) agreed = ops->opened(f, who, &f->reader->nrecs);
     /* Every rank that holds the file closes it: all of them, or (serial)
      * each on its own, so the collective close cannot hang. The agreed
      * message is kept, not the close's. */
@@ -146,30 +155,14 @@ static int get_check(const tsr_file *f, int varid, int64_t frame, const tsr_deco
   return 0;
 }
 
-static int read_tile(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
-  tsr__sink *sk = &f->reader->sink;
-  if (f->reader->who.kind == TSR__READ_SERIAL || f->reader->who.kind == TSR__READ_AGGREGATE)
-    return tsr__readers_get(f, sk, &f->reader->who, varid, frame, d, buf);
-  const tsr__memview whole = {0};
-  if (!d) { /* replicated: the whole frame of the variable on every rank */
-    int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
-    tsr__var_shape(&f->schema, varid, count);
-    return tsr__sink_read(sk, varid, frame, start, count, buf, whole);
-  }
-  if (d->canon) return tsr__decomp_read(f, sk, varid, frame, d, buf);
-  /* A serial backend has nobody to wait for; a parallel one reads
-   * collectively, so an empty tile still makes the (empty) call. */
-  if (d->my_elems == 0 && !tsr__sink_parallel(sk)) return 0;
-  int64_t moff[TSR_MAX_DIMS];
-  tsr__memview mem = d->my_elems > 0 ? tsr__decomp_tile_view(d, moff) : whole;
-  return tsr__sink_read(sk, varid, frame, d->tile.start, d->tile.count, buf, mem);
-}
-
 int tsr_get(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, void *buf) {
   if (!f) return TSR_EINVAL;
   double t0 = tsr__now();
   int rc = tsr__file_agree(f, get_check(f, varid, frame, d, buf));
-  if (!rc) rc = tsr__file_agree(f, read_tile(f, varid, frame, d, buf));
+  if (!rc) {
+    struct tsr__reader *rd = f->reader;
+    rc = tsr__file_agree(f, rd->ops->get(f, &rd->sink, &rd->who, varid, frame, d, buf));
+  }
   /* Time in Tessera calls, as for every API call; reads are not counted as
    * output in the statistics. */
   double dt = tsr__now() - t0;
@@ -190,3 +183,7 @@ int tsr__reader_close(tsr_file *f) {
 int64_t tsr__reader_records(const tsr_file *f) { return f->reader ? f->reader->nrecs : 0; }
 
 const char *tsr__reader_strategy(const tsr_file *f) { return f->reader ? f->reader->who.name : ""; }
+
+const tsr__read_ops *tsr__reader_ops(const tsr_file *f) {
+  return f->reader ? f->reader->ops : NULL;
+}

@@ -10,6 +10,7 @@
 
 /* Its plans are cached under its ops (tsr__plan_get's owner). */
 extern const tsr__strategy_ops tsr__strategy_aggregate;
+extern const tsr__read_ops tsr__aggregate_read; /* aggregate_read.c */
 
 typedef struct {
   int nwriters, stride, is_writer;
@@ -29,20 +30,24 @@ static int a_want(const tsr__hints *h) {
   return h->aggregators == 1 ? TSR__BACKEND_WANT_SERIAL : TSR__BACKEND_WANT_PARALLEL;
 }
 
-/* Writer ranks: every stride-th rank when a stride is given, else spread
- * evenly (rank i*size/n), which on block-placed jobs also spreads them over
- * nodes. The default count is a quarter of the ranks. */
+int tsr__aggregate_count(const tsr__hints *h, int size) {
+  return h->aggregators > 0 ? h->aggregators : (size / 4 > 0 ? size / 4 : 1);
+}
+
+int tsr__aggregate_rank(int i, int n, int stride, int size) {
+  return stride > 0 ? i * stride : (int)((int64_t)i * size / n);
+}
+
 static int pick_writers(tsr_file *f, agg_state *s) {
   int size = f->ctx->size;
-  int n = f->hints.aggregators > 0 ? f->hints.aggregators : (size / 4 > 0 ? size / 4 : 1);
+  int n = tsr__aggregate_count(&f->hints, size);
   if (!tsr__sink_parallel(&s->sink)) n = 1; /* a serial backend has a single writer */
   s->nwriters = n;
   s->stride = f->hints.stride;
   if (s->stride > 0 && (int64_t)(n - 1) * s->stride >= size) return TSR_EHINT;
   s->writers = malloc((size_t)n * sizeof(int));
   if (!s->writers) return TSR_ENOMEM;
-  for (int i = 0; i < n; i++)
-    s->writers[i] = s->stride > 0 ? i * s->stride : (int)((int64_t)i * size / n);
+  for (int i = 0; i < n; i++) s->writers[i] = tsr__aggregate_rank(i, n, s->stride, size);
   for (int i = 0; i < n; i++) s->is_writer |= s->writers[i] == f->ctx->rank;
   return 0;
 }
@@ -137,6 +142,7 @@ static void a_abort(tsr_file *f) {
 
 const tsr__strategy_ops tsr__strategy_aggregate = {
     .name = "aggregate",
+    .read = &tsr__aggregate_read,
     .backend_want = a_want,
     .reads_in_place = 1,
     .enddef = a_enddef,

@@ -6,6 +6,7 @@
  * serial backend on more than one rank (needs_parallel_backend). */
 #include <stdlib.h>
 
+#include "strategy/read_common.h" /* tsr__read_each: each rank reads its tile */
 #include "strategy/strategy_common.h"
 
 typedef struct {
@@ -88,6 +89,7 @@ static void d_abort(tsr_file *f) {
 
 const tsr__strategy_ops tsr__strategy_direct = {
     .name = "direct",
+    .read = &tsr__read_each,
     .backend_want = d_want,
     .needs_parallel_backend = 1,
     .enddef = d_enddef,

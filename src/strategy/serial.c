@@ -7,6 +7,7 @@
 
 /* Its plans are cached under its ops (tsr__plan_get's owner). */
 extern const tsr__strategy_ops tsr__strategy_serial;
+extern const tsr__read_ops tsr__serial_read; /* serial_read.c */
 
 typedef struct {
   int writer;
@@ -86,6 +87,7 @@ static void s_abort(tsr_file *f) {
 
 const tsr__strategy_ops tsr__strategy_serial = {
     .name = "serial",
+    .read = &tsr__serial_read,
     .backend_want = s_want,
     .reads_in_place = 1,
     .enddef = s_enddef,

@@ -14,6 +14,8 @@
 
 #include "strategy/strategy_common.h"
 
+extern const tsr__read_ops tsr__split_read; /* split_read.c */
+
 typedef struct {
   char *path;
   tsr__schema piece;
@@ -196,6 +198,7 @@ static void sp_abort(tsr_file *f) {
 
 const tsr__strategy_ops tsr__strategy_split = {
     .name = "split",
+    .read = &tsr__split_read,
     .backend_want = sp_want,
     .file_per_rank = 1,
     .enddef = sp_enddef,

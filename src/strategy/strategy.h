@@ -1,8 +1,10 @@
-/* Strategies: what a file does between the API checks and the sink. Every op
- * is called on every model rank, after the API layer has agreed that the
+/* Strategies: what a file does between the API checks and the sink, for
+ * writing (tsr_create .. tsr_close) and for reading (tsr_open, tsr_get). Every
+ * op is called on every model rank, after the API layer has agreed that the
  * arguments are valid everywhere; it returns this rank's status, which the API
  * layer agrees on afterwards. The registry (strategy_registry.c) is the only
- * place that knows the strategies' names. */
+ * place that knows the strategies' names; a strategy is one row there, its
+ * writer and its reader together. */
 #ifndef TSR_STRATEGY_H
 #define TSR_STRATEGY_H
 
@@ -10,11 +12,52 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "backend/sink.h"
 #include "core/hints.h"
 #include "tessera.h"
 
+/* Who reads a file opened by tsr_open: filled by the read side's setup, kept
+ * on the reader for every tsr_get, released by tsr__readers_free. */
+typedef struct tsr__readers {
+  const char *name; /* what tsr_file_strategy answers: "" without strategy= */
+  int n, *ranks;    /* the reader ranks, when a few read for everyone */
+  int mine;         /* 1 on a rank that opens the file */
+  MPI_Comm comm;    /* the communicator the file is opened on (readers only) */
+  MPI_Comm own;     /* a communicator made by setup, freed by tsr__readers_free */
+} tsr__readers;
+
+/* The read side of a strategy (its row's `read`): who opens a file and how
+ * the values reach every rank's tile. The API layer (core/read.c) runs the
+ * steps every reader shares (hints, agreement, staging, opening the sink on
+ * r->comm where r->mine) and calls these in this order; each returns an
+ * agreed code where it says collective. */
+typedef struct tsr__read_ops {
+  /* Optional, local: tsr_open's merged hints checked on this rank before
+   * anything opens; TSR_EHINT with the reason in @p msg. */
+  int (*check)(const tsr_file *f, char *msg, size_t msglen);
+  /* Optional: the reader the file is read through, shaped as a read-only
+   * backend, in place of the registry's reading backend (split: its pieces
+   * read as the one file). There is then no one file at the path, so
+   * stage_dir does not apply. */
+  const tsr__backend_ops *backend;
+  /* Which ranks open the file (r->mine) and on what communicator, for a
+   * backend that is @p parallel. Collective; an agreed code. */
+  int (*setup)(tsr_file *f, int parallel, tsr__readers *r);
+  /* After the ranks of setup opened the file (f->schema and *nrecs hold on
+   * them): every rank gets both, and the file is checked as one this
+   * strategy reads. Collective; an agreed code. */
+  int (*opened)(tsr_file *f, const tsr__readers *r, int64_t *nrecs);
+  /* tsr_get: this rank's status, the arguments agreed valid. Collective. */
+  int (*get)(tsr_file *f, tsr__sink *sk, const tsr__readers *r, int varid, int64_t frame,
+             const tsr_decomp *d, void *buf);
+} tsr__read_ops;
+
 typedef struct tsr__strategy_ops {
   const char *name;
+  /* How tsr_open reads with strategy=<name>; NULL: files are not read this
+   * way (tsr_open answers TSR_EHINT). Strategies whose every rank reads its
+   * own tile share tsr__read_each (strategy/read_each.c). */
+  const tsr__read_ops *read;
   /* What kind of backend the strategy writes through when the hints name
    * none (backend.h: TSR__BACKEND_WANT_*). */
   int (*backend_want)(const tsr__hints *h);
@@ -67,6 +110,14 @@ int tsr__strategy_needs_ranks(const char *name);
 const tsr__strategy_ops *tsr__strategy_with_ranks(void);
 /* The strategy used when the hints name none. */
 const tsr__strategy_ops *tsr__strategy_default(void);
+/* The read side for tsr_open's strategy= @p name: its row's `read`, and
+ * for NULL or "" the default, every rank reading its own tile. *name_out is
+ * what tsr_file_strategy answers. TSR_EHINT with the reason in @p msg for an
+ * unknown name or a strategy that does not read. Local. */
+int tsr__strategy_reader(const char *name, const tsr__read_ops **read, const char **name_out,
+                         char *msg, size_t msglen);
+/* Release what a reader's setup made (the ranks, the communicator). */
+void tsr__readers_free(tsr__readers *r);
 /* Every registered name, for tests and messages: names[i] for i < count. */
 int tsr__strategy_count(void);
 const char *tsr__strategy_name_at(int i);

@@ -33,4 +33,11 @@ int tsr__write_holes(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp
 int tsr__write_runs(tsr__sink *sink, int varid, int64_t frame, const tsr_decomp *d,
                     const void *buf, size_t esize);
 
+/* aggregate.c: where its ranks go, writing and reading alike. The count:
+ * aggregators=, else a quarter of the ranks. The i-th of n: every
+ * stride-th rank when a stride is given, else spread evenly (rank
+ * i*size/n), which on block-placed jobs also spreads them over nodes. */
+int tsr__aggregate_count(const tsr__hints *h, int size);
+int tsr__aggregate_rank(int i, int n, int stride, int size);
+
 #endif

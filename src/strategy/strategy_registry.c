@@ -1,5 +1,7 @@
 /* Strategy registry: the one place that knows the strategies' names. Adding a
- * strategy: its file (implementing tsr__strategy_ops) and one row here. */
+ * strategy: its file (implementing tsr__strategy_ops, with its read side or
+ * NULL) and one row here. */
+#include <stdio.h>
 #include <string.h>
 
 #include "strategy/strategy.h"
@@ -9,6 +11,8 @@ extern const tsr__strategy_ops tsr__strategy_direct;
 extern const tsr__strategy_ops tsr__strategy_aggregate;
 extern const tsr__strategy_ops tsr__strategy_split;
 extern const tsr__strategy_ops tsr__strategy_servers;
+/* How tsr_open reads without strategy=: every rank its own tile. */
+extern const tsr__read_ops tsr__read_each;
 
 static const struct {
   const tsr__strategy_ops *ops;
@@ -65,6 +69,33 @@ const tsr__strategy_ops *tsr__strategy_default(void) {
       if (registry[i].default_rank == rank && backend_available(registry[i].ops))
         return registry[i].ops;
   return NULL;
+}
+
+int tsr__strategy_reader(const char *name, const tsr__read_ops **read, const char **name_out,
+                         char *msg, size_t msglen) {
+  *read = NULL;
+  *name_out = "";
+  if (!name || !name[0]) {
+    *read = &tsr__read_each;
+    return 0;
+  }
+  const tsr__strategy_ops *ops;
+  if (tsr__strategy_find(name, &ops) == 0 && ops->read) {
+    *read = ops->read;
+    *name_out = ops->name;
+    return 0;
+  }
+  /* The names that read, in the registry's order: "serial, direct or split". */
+  int len = snprintf(msg, msglen, "strategy=%s does not read files: use strategy=", name);
+  int left = 0;
+  for (int i = 0; i < NROWS; i++) left += registry[i].ops->read != NULL;
+  for (int i = 0; i < NROWS && len >= 0 && (size_t)len < msglen; i++) {
+    if (!registry[i].ops->read) continue;
+    left--;
+    len += snprintf(msg + len, msglen - (size_t)len, "%s%s", registry[i].ops->name,
+                    left > 1 ? ", " : left == 1 ? " or " : "");
+  }
+  return TSR_EHINT;
 }
 
 int tsr__strategy_count(void) { return NROWS; }

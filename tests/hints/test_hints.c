@@ -633,6 +633,45 @@ static void test_registries(void) {
     TSR_CHECK_EQ_INT(P(text, NULL), 0);
     TSR_CHECK_EQ_STR(H.strategy, tsr__strategy_name_at(i));
   }
+  /* A strategy is one row, its read side included: the reader tsr_open
+   * takes for strategy=<name> is the row's `read`, or a row without one is
+   * refused by name; the strategies that read each rank's tile share the
+   * default's read side, the registry's for no strategy=. */
+  const tsr__read_ops *each = NULL, *rd;
+  const char *as = NULL;
+  char msg[256] = "";
+  TSR_CHECK_OK(tsr__strategy_reader("", &each, &as, msg, sizeof msg));
+  TSR_CHECK(each && each->setup && each->opened && each->get);
+  TSR_CHECK_EQ_STR(as, "");
+  int readers = 0;
+  for (int i = 0; i < tsr__strategy_count(); i++) {
+    const char *name = tsr__strategy_name_at(i);
+    const tsr__strategy_ops *ops = NULL;
+    TSR_CHECK_OK(tsr__strategy_find(name, &ops));
+    if (!ops) continue;
+    msg[0] = '\0';
+    int rc = tsr__strategy_reader(name, &rd, &as, msg, sizeof msg);
+    if (ops->read) {
+      readers++;
+      TSR_CHECK_OK(rc);
+      TSR_CHECK(rd == ops->read);
+      TSR_CHECK_EQ_STR(as, name);
+      TSR_CHECK(rd->setup && rd->opened && rd->get);
+    } else {
+      TSR_CHECK_RC(rc, TSR_EHINT);
+      TSR_CHECK(rd == NULL);
+      snprintf(text, sizeof text, "strategy=%s does not read files", name);
+      TSR_CHECK(strstr(msg, text) == msg);
+    }
+  }
+  TSR_CHECK(readers >= 4); /* serial, direct, aggregate, split */
+  TSR_CHECK_OK(tsr__strategy_reader("direct", &rd, &as, msg, sizeof msg));
+  TSR_CHECK(rd == each); /* direct reads as every rank its own tile */
+  /* The message lists the names that read, in the registry's order, as it
+   * did when core held the list. */
+  TSR_CHECK_RC(tsr__strategy_reader("servers", &rd, &as, msg, sizeof msg), TSR_EHINT);
+  TSR_CHECK_EQ_STR(msg, "strategy=servers does not read files: use strategy=serial, direct, "
+                        "aggregate or split");
   TSR_CHECK_EQ_INT(tsr__backend_count() >= 3, 1);
   for (int i = 0; i < tsr__backend_count(); i++) {
     snprintf(text, sizeof text, "backend=%s", tsr__backend_name_at(i));

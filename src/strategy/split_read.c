@@ -1,10 +1,10 @@
 /* strategy=split on tsr_open: the pieces `<path>.NNNN` that strategy=split
- * wrote (strategy/split.c), read as the one file they were cut from, by any
- * number of ranks.
+ * wrote (split.c), read as the one file they were cut from, by any number of
+ * ranks.
  *
- * It has the shape of a read-only backend (backend.h), so the whole read
- * path (each rank's tile, index maps through the flat plan, replicated
- * reads) works on it unchanged. Opening is collective: piece p's metadata is
+ * It has the shape of a read-only backend (backend.h), so the read side of
+ * every rank reading its own tile (read_each.c: index maps through the flat
+ * plan, replicated reads) works on it unchanged. Opening is collective: piece p's metadata is
  * read by rank p mod P only, rank 0 rebuilds the file's schema from every
  * piece's (as `tessera join` does: global dimensions from
  * tessera_global_shape, the variable order merged over pieces that lack
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/read_plan.h"
+#include "strategy/read_common.h"
 
 struct tsr__bfile {
   const tsr__backend_ops *inner; /* the pieces' backend */
@@ -434,7 +434,7 @@ static int64_t sp_num_records(const tsr__bfile *bf) { return bf->nrecs; }
 
 /* Parallel in the backend sense: opened collectively by every reading rank
  * (the metadata is shared out); the reads themselves are independent. */
-const tsr__backend_ops tsr__split_reader = {
+static const tsr__backend_ops pieces = {
     .version = TSR__BACKEND_VERSION,
     .name = "split",
     .parallel = 1,
@@ -442,4 +442,12 @@ const tsr__backend_ops tsr__split_reader = {
     .open = sp_open,
     .read_block = sp_read_block,
     .num_records = sp_num_records,
+};
+
+/* Split's read side: every rank reads its own tile, from the pieces. */
+const tsr__read_ops tsr__split_read = {
+    .backend = &pieces,
+    .setup = tsr__read_each_setup,
+    .opened = tsr__read_each_opened,
+    .get = tsr__read_each_get,
 };
