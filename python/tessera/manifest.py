@@ -12,16 +12,14 @@ once the file has its final name (a staged file's: once the drain, or
 little-endian in C order; a fixed variable appears in its file's frame 0.
 The same sums are in the file, as the text attribute `tessera_crc32` of each
 variable (one per frame). This module is the protocol: its name, how a line
-is added, how lines are read; `tessera verify` and `tessera follow` use it.
+is added, how lines are read; `tessera verify` and `tessera follow` use it,
+and `tessera stage recover`, which needs only the standard library.
 """
 from __future__ import annotations
 
 import json
 import os
-import zlib
 from dataclasses import dataclass, field
-
-import numpy as np
 
 MANIFEST_NAME = "tessera-manifest.jsonl"
 #: The attribute each summed variable carries in the file.
@@ -76,12 +74,3 @@ def read_frames(directory: str) -> list:
     # A line still being appended has no newline yet: not taken.
     return [parse_line(directory, ln) for ln in text.split("\n")[:-1] if ln.strip()]
 
-
-def crc32_of(values: np.ndarray) -> str:
-    """The sum Tessera records: CRC-32 of the values, little-endian, C order."""
-    a = np.ascontiguousarray(values)
-    if a.dtype.kind in "iufc" and a.dtype.byteorder not in ("<", "|", "="):
-        a = a.astype(a.dtype.newbyteorder("<"))
-    elif a.dtype.byteorder == "=" and not np.little_endian:
-        a = a.byteswap()
-    return f"{zlib.crc32(a.tobytes()) & 0xFFFFFFFF:08x}"

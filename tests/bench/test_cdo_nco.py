@@ -20,7 +20,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from tessera.launch import BENCH_EXIT_NOTBUILT, mpiexec_command
+from tessera.bench.launch import BENCH_EXIT_NOTBUILT, mpiexec_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))

@@ -6,7 +6,7 @@ import os
 import tempfile
 import unittest
 
-from tessera import stage
+from tessera.stage import protocol as stage
 
 DATA = bytes(range(256)) * 4099  # not a multiple of the copy chunk
 

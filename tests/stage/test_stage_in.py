@@ -1,4 +1,4 @@
-"""`tessera stage in SRC... --to DIR` (python/tessera/stage_in.py): the copy's
+"""`tessera stage in SRC... --to DIR` (python/tessera/stage/inputs.py): the copy's
 name is the library's (base name, FNV-1a of the resolved path), its bytes and
 modification time are the source's, an up-to-date copy is kept (same inode),
 a changed source is copied again, a missing one is an error naming it. That
@@ -8,7 +8,8 @@ import os
 import tempfile
 import unittest
 
-from tessera import stage, stage_in
+from tessera.stage import command as stage
+from tessera.stage import inputs as stage_in
 
 DATA = bytes(range(256)) * 4099 + b"tail"
 
