@@ -33,6 +33,10 @@ With --against OTHER (the tessera-bench of another build, e.g. an older
 commit's) every repeat also runs each strategy with OTHER, and a table gives
 this build / the other one per strategy: a regression is then a ratio whose
 spread stays above 1.00, measured in one session.
+
+With --with-hints HINTS (e.g. `checksum=crc32`) every repeat also runs each
+strategy with HINTS added to its own, and a table gives with / without per
+strategy: what a feature that a hint turns on costs, paired and interleaved.
 """
 from __future__ import annotations
 
@@ -104,6 +108,9 @@ def parser() -> argparse.ArgumentParser:
            "hand-written program on the same bytes")
     a("--against", metavar="OTHER_BENCH",
       help="the tessera-bench of another build: also run every strategy with it")
+    a("--with-hints", metavar="HINTS",
+      help="also run every strategy with HINTS added (e.g. checksum=crc32) and print "
+           "with / without")
     a("--drop-caches", action="store_true",
       help="sync and drop the page cache before every run (needs root)")
     return p
@@ -124,6 +131,8 @@ def bench_argv(args, side: str, out: Path, check: bool, np: int = 0) -> list:
         argv += ["--px", str(px), "--py", str(py)]
     if side.startswith("plain:"):
         argv += ["--plain", side[len("plain:"):]]
+    elif side.startswith("with:"):  # a later group: applies to every file, wins
+        argv += ["--hints", f"{PAIRS[side[len('with:'):]][0]},{args.with_hints}"]
     else:
         argv += ["--hints", PAIRS[side.removeprefix("old:")][0]]
     return argv + (["--check"] if check else [])
@@ -269,13 +278,16 @@ def hand_rows(records: dict, names: list, nps: list) -> list:
     return rows
 
 
-def builds_table(records: dict, names: list, nps: list, cores: int) -> str:
-    """This build against the other one (--against), strategy by strategy."""
-    head = ["strategy", "ranks", "this build s", "other build s", "ratio (spread)", "verdict"]
+def pairs_table(records: dict, names: list, nps: list, cores: int, top: str, bottom: str,
+                labels: tuple) -> str:
+    """Side `top + strategy` against side `bottom + strategy`, strategy by
+    strategy: this build against the other one (--against: "", "old:"), or
+    with the extra hints against without (--with-hints: "with:", "")."""
+    head = ["strategy", "ranks", f"{labels[0]} s", f"{labels[1]} s", "ratio (spread)", "verdict"]
     body = []
     for np in nps:
         for n in names:
-            t, o = records.get((np, n), []), records.get((np, "old:" + n), [])
+            t, o = records.get((np, top + n), []), records.get((np, bottom + n), [])
             err = next((r["error"] for r in t + o if "error" in r), None)
             ranks = f"{np}" + (" (oversubscribed)" if np > cores else "")
             b = {} if err else paired(t, o, "output_blocked_s")
@@ -284,7 +296,7 @@ def builds_table(records: dict, names: list, nps: list, cores: int) -> str:
                 continue
             body.append([n, ranks, f"{b['tessera_s']:.3f}", f"{b['plain_s']:.3f}", ratio_text(b),
                          verdict(b)])
-    return render(make_table(head, body, right={"ranks", "this build s", "other build s"}))
+    return render(make_table(head, body, right={"ranks", f"{labels[0]} s", f"{labels[1]} s"}))
 
 
 def hand_table(rows: list, cores: int) -> str:
@@ -365,6 +377,8 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return 2
         sides += ["old:" + n for n in names]
+    if args.with_hints:
+        sides += ["with:" + n for n in names]
     caches: dict = {}
     print(f"tessera overhead: {args.nx} x {args.ny} x {args.nz}, {args.steps} steps, history "
           f"every {args.output_every} ({args.steps // args.output_every + 1} outputs), "
@@ -408,9 +422,13 @@ def main(argv=None) -> int:
               "side / hand-written of the same repeat")
     if args.against:
         print()
-        print(builds_table(records, names, nps, cores))
+        print(pairs_table(records, names, nps, cores, "", "old:", ("this build", "other build")))
         print(f"this build ({bench}) / the other ({args.against}): blocked time of the same "
               "repeat")
+    if args.with_hints:
+        print()
+        print(pairs_table(records, names, nps, cores, "with:", "", ("with", "without")))
+        print(f"with {args.with_hints} / without: blocked time of the same repeat")
     if args.json:
         dump = {"rows": rows, "hand_rows": hrows, "runs": {f"{np} {side}": recs
                                        for (np, side), recs in records.items()}}

@@ -22,14 +22,39 @@ typedef struct {
   uint32_t crc;
 } run;
 
+/* crc32_combine costs a polynomial power per call (log of the length);
+ * zlib 1.2.12 splits it into the power, made once per length, and a cheap
+ * product. The runs of a frame are mostly rows of one length (a tile's
+ * width), so keeping the last length's power makes chaining hundreds of
+ * thousands of runs (direct, tiles cut across rows) cost little. */
+typedef struct {
+  int64_t len;
+  uLong op;
+} combiner;
+
+static uint32_t combine(combiner *c, uint32_t crc1, uint32_t crc2, int64_t len2) {
+#if ZLIB_VERNUM >= 0x12c0
+  if (c->len != len2) c->len = len2, c->op = crc32_combine_gen((z_off_t)len2);
+  return (uint32_t)crc32_combine_op(crc1, crc2, c->op);
+#else
+  (void)c;
+  return (uint32_t)crc32_combine(crc1, crc2, (z_off_t)len2);
+#endif
+}
+
 struct tsr__sums {
   run *runs;
   size_t n, cap;
+  combiner join; /* push's, for runs that continue the last one */
   unsigned char *swap; /* big-endian hosts: a row turned little-endian */
   size_t swap_cap;
 };
 
-tsr__sums *tsr__sums_new(void) { return calloc(1, sizeof(tsr__sums)); }
+tsr__sums *tsr__sums_new(void) {
+  tsr__sums *s = calloc(1, sizeof(tsr__sums));
+  if (s) s->join.len = -1;
+  return s;
+}
 
 void tsr__sums_free(tsr__sums *s) {
   if (!s) return;
@@ -66,7 +91,7 @@ static int push(tsr__sums *s, int varid, int64_t frame, int64_t off, int64_t len
   if (s->n) {
     run *last = &s->runs[s->n - 1];
     if (last->varid == varid && last->frame == frame && last->off + last->len == off) {
-      last->crc = (uint32_t)crc32_combine(last->crc, crc, (z_off_t)len);
+      last->crc = combine(&s->join, last->crc, crc, len);
       last->len += len;
       return 0;
     }
@@ -166,12 +191,12 @@ static int gather(const tsr__sums *s, MPI_Comm comm, run **all, size_t *nall) {
 
 /* One (variable, frame): its chained sum, or -1 when its runs do not cover
  * its @p bytes exactly once. */
-static int64_t chain(const run *r, size_t n, int64_t bytes) {
+static int64_t chain(combiner *c, const run *r, size_t n, int64_t bytes) {
   int64_t at = 0;
   uint32_t crc = 0;
   for (size_t i = 0; i < n; i++) {
     if (r[i].off != at) return -1; /* a gap or an overlap */
-    crc = (uint32_t)crc32_combine(crc, r[i].crc, (z_off_t)r[i].len);
+    crc = combine(c, crc, r[i].crc, r[i].len);
     at += r[i].len;
   }
   return at == bytes ? (int64_t)crc : -1;
@@ -259,6 +284,7 @@ static int build(const tsr__schema *schema, int64_t **sums, const int64_t *frame
 static int chain_all(const tsr__schema *schema, run *all, size_t n, const char *name,
                      tsr__sums_result *out) {
   int nv = schema->nvars, rc = 0;
+  combiner c = {-1, 0};
   int64_t *frames = calloc((size_t)nv + 1, sizeof *frames), nframes = 0;
   int64_t **sums = calloc((size_t)nv + 1, sizeof *sums);
   if (!frames || !sums) rc = TSR_ENOMEM;
@@ -276,7 +302,7 @@ static int chain_all(const tsr__schema *schema, run *all, size_t n, const char *
     }
     int v = all[i].varid;
     int64_t bytes = tsr__var_frame_elems(schema, v) * (int64_t)tsr__type_size(schema->vars[v].type);
-    sums[v][all[i].frame] = chain(&all[i], j - i, bytes);
+    sums[v][all[i].frame] = chain(&c, &all[i], j - i, bytes);
   }
   if (!rc) rc = build(schema, sums, frames, nframes, name, out);
   for (int v = 0; sums && v < nv; v++) free(sums[v]);
