@@ -658,6 +658,14 @@ TSR_EXTERN int tsr_backend_error(const tsr_file *f, int *code, const char **mess
  */
 TSR_EXTERN const char *tsr_file_strategy(const tsr_file *f);
 
+/** The hints a file is written with, as one hint string: with
+ * strategy=auto, those of the candidate chosen for this file (docs/auto.md).
+ * Not collective.
+ * @param f a file; @param out receives the text (truncated to @p outlen).
+ * @return 0, or TSR_EINVAL for a NULL argument.
+ */
+TSR_EXTERN int tsr_file_hints(const tsr_file *f, char *out, size_t outlen);
+
 /** This rank's running totals since tsr_init (see tsr_get_stats). */
 typedef struct {
   double blocked_s;      /**< time this rank spent inside Tessera calls */

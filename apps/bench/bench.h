@@ -133,6 +133,7 @@ typedef struct bench_config {
   double output_every_s; /* a namelist's history interval that is no whole number of steps
                             (s): outputs as WRF's alarm rings (bench_alarm_count) */
   int halo; /* halo width of the model's arrays: BENCH_HALO, or 0 (--halo 0) */
+  int change_step, change_sweeps; /* --compute-change STEP:SWEEPS; change_step 0: none */
   double dt;                          /* model seconds per step */
   double dx, dy;                      /* grid spacing, metres */
   char start_date[BENCH_DATE_LEN + 1]; /* WRF form */

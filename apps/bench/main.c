@@ -94,6 +94,9 @@ static int run_model(bench_run *run) {
   if (first == 0) rc = bench_output(run, 0);
   if (rc == 0 && first == 0 && c->write_input) rc = bench_input_write(run);
   for (int step = first + 1; step <= c->steps && rc == 0; step++) {
+    /* --compute-change: the model's weight changes mid-run (strategy=auto
+     * must follow it, docs/auto.md). */
+    if (c->change_step > 0 && step == c->change_step) run->cfg.sweeps = c->change_sweeps;
     double t0 = MPI_Wtime();
     if (bench_step(run) != 0) {
       snprintf(run->err, sizeof run->err, "halo exchange failed at step %d", step);

@@ -34,6 +34,8 @@ static const char usage[] =
     "                         them (with --sweeps 0 or --steps 0)\n"
     "  --sweeps N             substeps per step, each a halo exchange and a stencil\n"
     "                         sweep: the compute weight (default 2)\n"
+    "  --compute-change STEP:SWEEPS  from step STEP on, SWEEPS substeps per step:\n"
+    "                         the compute weight changes mid-run\n"
     "  --dt SECONDS           model time step, sets the output times (default 60)\n"
     "  --dx METRES --dy METRES  grid spacing, the files' DX and DY (default 3000)\n"
     "  --start DATE           simulation start (default 2026-01-01_00:00:00)\n"
@@ -127,7 +129,7 @@ enum {
   OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST, OPT_DOMAIN,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
   OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP,
-  OPT_HALO
+  OPT_HALO, OPT_COMPUTE_CHANGE
 };
 
 static const struct option long_options[] = {
@@ -140,6 +142,7 @@ static const struct option long_options[] = {
     {"output-every", required_argument, NULL, OPT_EVERY},
     {"sweeps", required_argument, NULL, OPT_SWEEPS},
     {"halo", required_argument, NULL, OPT_HALO},
+    {"compute-change", required_argument, NULL, OPT_COMPUTE_CHANGE},
     {"frames-per-file", required_argument, NULL, OPT_FPF},
     {"dt", required_argument, NULL, OPT_DT},
     {"dx", required_argument, NULL, OPT_DX},
@@ -181,6 +184,17 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
   case OPT_STEPS: c->set |= BO_STEPS; return to_int(name, val, 0, &c->steps, err, errlen);
   case OPT_EVERY: c->set |= BO_EVERY; return to_int(name, val, 1, &c->output_every, err, errlen);
   case OPT_SWEEPS: return to_int(name, val, 0, &c->sweeps, err, errlen);
+  case OPT_COMPUTE_CHANGE: {
+    int a = 0, b = 0, used = 0;
+    if (sscanf(val, "%d:%d%n", &a, &b, &used) == 2 && val[used] == '\0' && a >= 1 && b >= 0) {
+      c->change_step = a;
+      c->change_sweeps = b;
+      return 0;
+    }
+    snprintf(err, errlen, "--compute-change needs STEP:SWEEPS (STEP >= 1, SWEEPS >= 0), got '%s'",
+             val);
+    return -1;
+  }
   case OPT_HALO:
     if (to_int(name, val, 0, &c->halo, err, errlen) != 0) return -1;
     if (c->halo <= BENCH_HALO) return 0;

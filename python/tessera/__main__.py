@@ -34,6 +34,7 @@ COMMANDS = {
     "scaling": "memory and messages per process at 16-256 processes, by simulation (docs/scaling.md)",
     "verify": "recompute the per-frame checksums of files written with checksum=crc32 (docs/verify.md)",
     "follow": "print (or run a command on) each frame as soon as the manifest says it is complete",
+    "auto-bench": "strategy=auto against each fixed candidate and the default, interleaved (docs/auto.md)",
 }
 
 #: Commands whose module lives in the room (subpackage) of the same name:
@@ -43,7 +44,8 @@ ROOMS = ("model", "tune", "stats", "stage")
 
 def module_name(command: str) -> str:
     """The dotted name of a command's module."""
-    return f"tessera.{command}.command" if command in ROOMS else f"tessera.{command}"
+    name = command.replace("-", "_")  # auto-bench: tessera.auto_bench
+    return f"tessera.{name}.command" if command in ROOMS else f"tessera.{name}"
 
 
 def usage() -> str:

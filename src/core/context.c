@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/auto.h"
 #include "core/internal.h"
 #include "strategy/strategy.h"
 #include "tier/drain.h"
@@ -94,6 +95,7 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
   }
   MPI_Comm_rank(ctx->comm, &ctx->rank);
   MPI_Comm_size(ctx->comm, &ctx->size);
+  tsr__auto_ctx_load(ctx); /* what an earlier job learned (TESSERA_AUTO_STATE) */
   *out = ctx;
   return 0;
 fail:
@@ -130,6 +132,7 @@ int tsr_finalize(tsr_ctx **pctx) {
   ctx->stats.blocked_s += tsr__now() - t1;
   if (!rc && drc) tsr__set_last_error(msg[0] ? msg : tsr_strerror(drc));
   if (!rc) rc = drc;
+  tsr__auto_ctx_finish(ctx); /* what this job learned, for the next one */
   MPI_Comm_free(&ctx->comm);
   free(ctx->init_hints);
   free(ctx);

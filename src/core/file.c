@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/auto.h"
 #include "core/internal.h"
 #include "strategy/strategy.h"
 
@@ -94,6 +95,18 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   return 0;
 }
 
+/* choose, and with strategy=auto the next candidate while one fails:
+ * an alternative that cannot take the file's hints never fails the file.
+ * choose is local and the same on every rank, and so is the fallback. */
+static int choose_or_fall_back(tsr_file *f, char *msg, size_t msglen) {
+  int rc = choose(f, msg, msglen);
+  while (rc && f->autof && tsr__auto_fallback(f, rc, msg) == 0) {
+    msg[0] = '\0';
+    rc = choose(f, msg, msglen);
+  }
+  return rc;
+}
+
 int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   if (out) *out = NULL;
   tsr__set_last_error("");
@@ -103,7 +116,8 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   int rc = out ? tsr__file_new(ctx, path, hints, &f) : TSR_EINVAL;
   if (f && !rc) {
     char msg[sizeof f->berr.message] = "";
-    rc = choose(f, msg, sizeof msg);
+    rc = tsr__auto_begin(f);
+    if (!rc) rc = choose_or_fall_back(f, msg, sizeof msg);
     if (!rc && (ctx->rank == 0 || f->strategy->file_per_rank)) {
       rc = check_directory(path);
       if (rc) snprintf(msg, sizeof msg, "cannot create files in the directory of '%s'", path);
@@ -282,9 +296,26 @@ int tsr__file_end_define(tsr_file *f) {
   }
   tsr__deflog_free(&f->deflog);
   if (rc) return rc;
+  /* strategy=auto: the frame size is known now, the stream's choice too. */
+  if (tsr__auto_settle(f)) {
+    char msg[sizeof f->berr.message] = "";
+    rc = tsr__file_agree(f, choose_or_fall_back(f, msg, sizeof msg));
+    if (rc) return rc;
+  }
   rc = tsr__file_agree(f, f->strategy->enddef(f));
+  if (rc) f->strategy->abort(f); /* the strategy released what it had made */
+  /* An alternative that failed to lay the file out: the next candidate,
+   * with the failure's agreed message as the reason. */
+  while (rc && f->autof && tsr__auto_fallback(f, rc, f->berr.message) == 0) {
+    char msg[sizeof f->berr.message] = "";
+    f->berr.code = 0;
+    f->berr.message[0] = '\0';
+    rc = tsr__file_agree(f, choose(f, msg, sizeof msg));
+    if (rc) continue;
+    rc = tsr__file_agree(f, f->strategy->enddef(f));
+    if (rc) f->strategy->abort(f);
+  }
   if (!rc) f->in_define = 0;
-  else f->strategy->abort(f); /* the strategy released what it had made */
   return rc;
 }
 
@@ -455,4 +486,10 @@ int tsr_backend_error(const tsr_file *f, int *code, const char **message) {
 const char *tsr_file_strategy(const tsr_file *f) {
   if (f && f->reader) return tsr__reader_strategy(f);
   return f && f->strategy ? f->strategy->name : "";
+}
+
+int tsr_file_hints(const tsr_file *f, char *out, size_t outlen) {
+  if (!f || !out || outlen == 0) return TSR_EINVAL;
+  tsr__hints_format(&f->hints, out, outlen);
+  return 0;
 }

@@ -4,6 +4,7 @@
  * temporaries are removed and nothing is renamed. One rule for every
  * strategy: the strategy's abort op is what removes, its close and finish
  * what completes and renames. */
+#include "core/auto.h"
 #include "core/internal.h"
 #include "strategy/strategy.h"
 
@@ -39,7 +40,7 @@ static int close_written(tsr_file *f) {
 }
 
 /* Time, statistics and the handle itself, once the file is done with. */
-static void release(tsr_file *f, double t0, int closed) {
+static void release(tsr_file *f, double t0, int closed, int rc) {
   tsr_ctx *ctx = f->ctx;
   double dt = tsr__now() - t0;
   f->st.blocked_s += dt;
@@ -50,6 +51,7 @@ static void release(tsr_file *f, double t0, int closed) {
     ctx->stats.peak_buffer_bytes = f->st.peak_buffer;
   if (closed) {
     ctx->stats.files_closed++;
+    if (f->strategy || f->autof) tsr__auto_closed(f, rc); /* collective, as the report */
     if (f->strategy) tsr__stats_report(f); /* collective; prints nothing unless asked */
   }
   ctx->nopen--;
@@ -77,7 +79,7 @@ int tsr_close(tsr_file **pf) {
   }
   if (f->reader) rc = tsr__file_agree(f, tsr__reader_close(f)); /* opened by tsr_open */
   rc = leave(f, rc);
-  release(f, t0, 1);
+  release(f, t0, 1, rc);
   *pf = NULL;
   return rc;
 }
@@ -94,7 +96,7 @@ int tsr_abort(tsr_file **pf) {
   /* When tsr_abort returns, every rank's part is gone (split pieces are
    * removed by their own ranks). */
   rc = leave(f, tsr__file_agree(f, rc));
-  release(f, t0, 0);
+  release(f, t0, 0, rc);
   *pf = NULL;
   return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/auto.h"
 #include "core/internal.h"
 
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
@@ -29,6 +30,7 @@ int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **
 void tsr__file_free(tsr_file *f) {
   if (!f) return;
   tsr__deflog_free(&f->deflog);
+  tsr__auto_file_free(f);
   tsr__lock_release(f->path, &f->lock_fd);
   tsr__schema_free(&f->schema);
   free(f->reader);

@@ -37,6 +37,7 @@ struct tsr_ctx {
    * with the same code. */
   int last_failure;
   char last_message[256];
+  struct tsr__auto_ctx *autos; /* strategy=auto's streams (core/auto.h); NULL without */
 };
 
 struct tsr_decomp {
@@ -100,6 +101,7 @@ struct tsr_file {
   tsr__hints hints;
   const struct tsr__strategy_ops *strategy;
   const tsr__backend_ops *backend; /* chosen at create/open; called only through a sink */
+  struct tsr__auto_file *autof;    /* strategy=auto's choice for this file (core/auto.h) */
   tsr__schema schema;
   int in_define; /* 1 in define mode */
   int lock_fd;   /* rank 0 of a file being written: the exclusive-output lock, else -1 */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/auto.h"
 #include "core/internal.h"
 #include "strategy/strategy.h"
 #include "core/stats_format.h"
@@ -159,6 +160,7 @@ int tsr__stats_report(struct tsr_file *f) {
         .consec = nr[S_CONSEC],
         .offsets_known = nr[S_OFFSETS_KNOWN],
         .alignment = tsr__stats_alignment(&f->hints),
+        .autor = f->autof && f->autof->rec.on ? &f->autof->rec : NULL,
     };
     for (int i = 0; i < TSR__NBUCKETS; i++) s.hist[i] = nr[S_HIST + i];
     for (int i = 0; i < TSR__NMPIIO; i++) s.mpiio[i] = (int64_t)xr[X_MPIIO + i];

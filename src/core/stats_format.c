@@ -64,6 +64,23 @@ static void json_mmm(tsr__sbuf *b, const char *name, const double v[3], int inte
                      fin(v[0]), fin(v[1]), fin(v[2]));
 }
 
+/* strategy=auto's decision: what it chose for this file and why, the
+ * figures behind it, and what it chose for the next file. */
+static void json_auto(tsr__sbuf *b, const tsr__auto_record *a) {
+  tsr__sbuf_printf(b, "\"auto\": {\"index\": %d, \"choice\": ", a->index);
+  tsr__sbuf_json_string(b, a->choice);
+  tsr__sbuf_printf(b, ", \"why\": ");
+  tsr__sbuf_json_string(b, a->why);
+  tsr__sbuf_printf(b, ", \"fallback\": ");
+  tsr__sbuf_json_string(b, a->fallback);
+  tsr__sbuf_printf(b, ", \"predicted_s\": %.6f, \"measured_s\": %.6f, \"compute_s\": %.6f, "
+                   "\"next\": ", fin(a->predicted_s), fin(a->measured_s), fin(a->compute_s));
+  tsr__sbuf_json_string(b, a->next);
+  tsr__sbuf_printf(b, ", \"next_why\": ");
+  tsr__sbuf_json_string(b, a->next_why);
+  tsr__sbuf_printf(b, ", \"switched\": %s}, ", a->switched ? "true" : "false");
+}
+
 char *tsr__stats_json(const tsr__stats_summary *s) {
   tsr__sbuf b = {0};
   tsr__sbuf_printf(&b, "{\"tessera_stats\": 1, \"file\": ");
@@ -97,6 +114,7 @@ char *tsr__stats_json(const tsr__stats_summary *s) {
                    (long long)s->bytes, (long long)s->frames, (long long)s->variables);
   json_mmm(&b, "blocked_s", s->blocked, 0);
   json_mmm(&b, "writer_s", s->writer, 0);
+  if (s->autor) json_auto(&b, s->autor);
   tsr__sbuf_printf(&b, "\"first_put_to_close_s\": %.6f, \"rearranged_bytes\": %lld, ",
                    fin(s->first_put_to_close), (long long)s->rearranged);
   json_mmm(&b, "peak_buffer_bytes", s->peak, 1);
@@ -177,6 +195,12 @@ void tsr__stats_text(const tsr__stats_summary *s, FILE *out) {
   tsr__sbuf_printf(&b, "%s   rearranged %s bytes; peak buffer per rank: min %s max %s mean %s\n", p,
                    human((double)s->rearranged, h1, sizeof h1), human(s->peak[0], h2, sizeof h2),
                    human(s->peak[1], h3, sizeof h3), human(s->peak[2], h4, sizeof h4));
+  if (s->autor)
+    tsr__sbuf_printf(&b, "%s   auto: file %d %s (%s)%s%s; predicted %.4f s, measured %.4f s, "
+                     "compute %.4f s; next %s (%s)%s\n", p, s->autor->index, s->autor->choice,
+                     s->autor->why, s->autor->fallback[0] ? "; " : "", s->autor->fallback,
+                     s->autor->predicted_s, s->autor->measured_s, s->autor->compute_s,
+                     s->autor->next, s->autor->next_why, s->autor->switched ? " [switch]" : "");
   if (b.failed) {
     fprintf(out, "%s file %s: out of memory\n", p, s->file);
   } else if (b.s) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/auto_rule.h"
 #include "core/stats.h"
 
 typedef struct {
@@ -25,6 +26,7 @@ typedef struct {
   int64_t offsets_known;   /* requests with a known file offset */
   int64_t mpiio[TSR__NMPIIO]; /* -1 unknown */
   const char *not_taken;   /* "key=value, ..." the MPI library did not take, or "" */
+  const tsr__auto_record *autor; /* strategy=auto's decision for the file, or NULL */
 } tsr__stats_summary;
 
 /* The JSON record as one newline-terminated line (malloc'd; NULL on ENOMEM). */

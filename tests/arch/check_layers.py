@@ -29,7 +29,7 @@ import sys
 # Top to bottom. A layer is a folder of src/, except src/core/, which holds two:
 # the API files (listed) and the services (every other core/*.c).
 CORE_API = {
-    "context.c", "file.c", "file_close.c", "file_handle.c",
+    "auto.c", "context.c", "file.c", "file_close.c", "file_handle.c",
     "file_lock.c", "hints.c", "hints_display.c", "inquire.c", "read.c", "stats.c",
 }
 LAYERS = ["core-api", "strategy", "server", "backend", "tier", "core-services", "plan"]

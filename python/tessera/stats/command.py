@@ -71,6 +71,27 @@ def table(records: list) -> str:
                       right=set(COLUMNS[2:]))
 
 
+def auto_text(records: list) -> str:
+    """strategy=auto's decisions, one line per file that was written with it
+    (the record's `auto` object, docs/auto.md): the candidate, the measured
+    and predicted blocked time, the compute interval before it and why it was
+    chosen; a switch of the kept choice is marked."""
+    out = []
+    for rec in records:
+        a = rec.get("auto")
+        if not isinstance(a, dict):
+            continue
+        mark = "  [switch]" if a.get("switched") else ""
+        out.append(f"{a.get('index', '?'):>3} {os.path.basename(str(rec.get('file', '')))}: "
+                   f"{a.get('choice', '?')}  measured {num(a.get('measured_s')):.4f} s, "
+                   f"predicted {num(a.get('predicted_s')):.4f} s, "
+                   f"compute {num(a.get('compute_s')):.3f} s{mark}")
+        out.append(f"      why: {a.get('why', '')}")
+        if a.get("fallback"):
+            out.append(f"      {a['fallback']}")
+    return "\n".join(out)
+
+
 def advice_text(records: list) -> tuple:
     """(text, count): the advice on every record, one block per flagged file."""
     out, count = [], 0
@@ -137,6 +158,11 @@ def main(argv=None) -> int:
                               "advice": [a.as_dict() for a in advise(rec)]}))
     else:
         print(table(records))
+        decisions = auto_text(records)
+        if decisions:
+            print()
+            print("strategy=auto decisions (docs/auto.md):")
+            print(decisions)
         if not args.no_advice:
             text, count = advice_text(records)
             print()

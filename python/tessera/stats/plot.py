@@ -5,7 +5,9 @@ writers' time in the backend (max over the ranks of the group, with marks for
 the mean and the minimum), so a file where the model waits far longer than the
 writers write stands out at a glance. Files are rows (horizontal bars): WRF's
 file names are long, and rows keep every name whole and readable however many
-files there are.
+files there are. Files written with strategy=auto carry their candidate in
+the label, and a red triangle marks each file after which auto switched
+its kept choice (docs/auto.md).
 """
 from __future__ import annotations
 
@@ -20,7 +22,10 @@ GROUPS = (("blocked_s", "model ranks blocked", "#4878a8"),
 def label(rec: dict, index: int) -> str:
     name = os.path.basename(str(rec.get("file", ""))) or f"file {index + 1}"
     w = rec.get("writers", "?")
-    return f"{name}\n{rec.get('strategy', '?')}, {w} writer{'' if w == 1 else 's'}"
+    a = rec.get("auto")
+    what = a.get("choice", "?").replace("strategy=", "auto: ") if isinstance(a, dict) else \
+        rec.get("strategy", "?")
+    return f"{name}\n{what}, {w} writer{'' if w == 1 else 's'}"
 
 
 def figure(records: list, title: str = "Tessera statistics"):
@@ -46,6 +51,11 @@ def figure(records: list, title: str = "Tessera statistics"):
                    s=120, zorder=3, label="mean" if g == 0 else None)
         ax.scatter([part(r, key, "min") for r in records], pos, color="black", marker=".",
                    s=30, zorder=3, label="min" if g == 0 else None)
+    switches = [(part(r, "blocked_s", "max"), y - 0.5 * height) for y, r in zip(ys, records)
+                if isinstance(r.get("auto"), dict) and r["auto"].get("switched")]
+    if switches:
+        ax.scatter([x for x, _ in switches], [y for _, y in switches], color="#c0392b",
+                   marker="<", s=60, zorder=4, label="auto switched after this file")
     ax.set_yticks(ys, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("seconds")

@@ -1,0 +1,179 @@
+/* strategy=auto: the API layer's part (contract in core/auto.h). A decision
+ * is a candidate's hint text applied over the file's own hints, so the
+ * registries and the strategies see an ordinary file; the bytes written are
+ * the chosen strategy's, which every strategy keeps identical. Decisions
+ * are taken from figures reduced over the ranks (one MPI_Allreduce per
+ * closed file), so every rank takes the same one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/auto.h"
+#include "core/auto_state.h"
+#include "core/internal.h"
+#include "strategy/strategy.h"
+
+static int is_auto(const tsr__hints *h) {
+  return tsr__strategy_is_auto(h->strategy, strlen(h->strategy));
+}
+
+/* One key per output stream: the path with its runs of digits as '#', so
+ * wrfout_d01_2026-01-01_00:10:00 and the next output share one. */
+static void stream_key(const char *path, char *key, size_t len) {
+  size_t k = 0;
+  for (const char *p = path; *p && k + 1 < len; p++) {
+    if (*p >= '0' && *p <= '9') {
+      key[k++] = '#';
+      while (p[1] >= '0' && p[1] <= '9') p++;
+    } else {
+      key[k++] = *p;
+    }
+  }
+  key[k] = '\0';
+}
+
+static tsr__auto_stream *find(tsr__auto_ctx *a, const char *key, int ranks, int64_t fb) {
+  for (tsr__auto_stream *s = a->streams; s; s = s->next)
+    if (s->ranks == ranks && strcmp(s->key, key) == 0 && (fb < 0 || s->frame_bytes == fb))
+      return s;
+  return NULL;
+}
+
+/* The file's hints, then the candidate's. The candidate's text comes from
+ * the registry of strategies, so it parses. */
+static int apply(tsr_file *f, const char *cand) {
+  tsr__auto_file *af = f->autof;
+  f->hints = af->base;
+  snprintf(af->applied, sizeof af->applied, "%s", cand);
+  char err[256];
+  return tsr__hints_parse(cand, f->path, &f->hints, err, sizeof err) ? TSR_EHINT : 0;
+}
+
+int tsr__auto_begin(tsr_file *f) {
+  if (!is_auto(&f->hints)) return 0;
+  tsr_ctx *ctx = f->ctx;
+  if (!ctx->autos && !(ctx->autos = calloc(1, sizeof *ctx->autos))) return TSR_ENOMEM;
+  if (!(f->autof = calloc(1, sizeof *f->autof))) return TSR_ENOMEM;
+  f->autof->base = f->hints;
+  char key[256];
+  stream_key(f->path, key, sizeof key);
+  tsr__auto_stream *s = find(ctx->autos, key, ctx->size, -1);
+  if (s) return apply(f, s->c[s->current].hints);
+  tsr__auto_offer offers[TSR__AUTO_MAXC];
+  return apply(f, tsr__auto_candidates(ctx->size, 0, offers, TSR__AUTO_MAXC) ? offers[0].hints : "");
+}
+
+static int64_t frame_bytes(const tsr__schema *sc) {
+  int64_t b = 0;
+  for (int v = 0; v < sc->nvars; v++)
+    b += tsr__var_frame_elems(sc, v) * (int64_t)tsr__type_size(sc->vars[v].type);
+  return b;
+}
+
+static tsr__auto_stream *new_stream(tsr_ctx *ctx, const char *key, int64_t fb) {
+  tsr__auto_stream *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  snprintf(s->key, sizeof s->key, "%s", key);
+  s->ranks = ctx->size;
+  s->frame_bytes = fb;
+  s->incumbent = -1;
+  tsr__auto_offer offers[TSR__AUTO_MAXC];
+  int n = tsr__auto_candidates(ctx->size, fb, offers, TSR__AUTO_MAXC);
+  for (int i = 0; i < n; i++) tsr__auto_add(s, offers[i].hints, offers[i].predicted_s);
+  s->next = ctx->autos->streams;
+  ctx->autos->streams = s;
+  return s;
+}
+
+int tsr__auto_settle(tsr_file *f) {
+  tsr__auto_file *af = f->autof;
+  if (!af || af->s) return 0;
+  char key[256];
+  stream_key(f->path, key, sizeof key);
+  int64_t fb = frame_bytes(&f->schema);
+  /* A stream seen before in this job, one the state file knows, or new. */
+  tsr__auto_stream *s = find(f->ctx->autos, key, f->ctx->size, fb);
+  if (!s) s = new_stream(f->ctx, key, fb);
+  if (!s) return 0; /* out of memory: the provisional choice stays */
+  if (!s->why[0]) tsr__auto_start(s); /* its first decision */
+  af->s = s;
+  snprintf(af->rec.why, sizeof af->rec.why, "%s", s->why);
+  if (strcmp(af->applied, s->c[s->current].hints) == 0) return 0;
+  apply(f, s->c[s->current].hints);
+  return 1;
+}
+
+int tsr__auto_fallback(tsr_file *f, int rc, const char *why) {
+  tsr__auto_file *af = f->autof;
+  if (!af) return rc;
+  char msg[TSR__AUTO_WHY];
+  snprintf(msg, sizeof msg, "%s: %s", tsr_errname(rc), why && why[0] ? why : tsr_strerror(rc));
+  if (!af->s) { /* at tsr_create, before the stream is known: the ranking's next */
+    tsr__auto_offer offers[TSR__AUTO_MAXC];
+    int n = tsr__auto_candidates(f->ctx->size, 0, offers, TSR__AUTO_MAXC);
+    if (++af->provisional >= n) return rc;
+    snprintf(af->rec.fallback, sizeof af->rec.fallback, "fallback: %.80s failed (%.130s)", af->applied,
+             msg);
+    apply(f, offers[af->provisional].hints);
+    return 0;
+  }
+  if (tsr__auto_fail(af->s, msg)) return rc;
+  snprintf(af->rec.fallback, sizeof af->rec.fallback, "%s", af->s->why);
+  snprintf(af->rec.why, sizeof af->rec.why, "%s", af->s->why);
+  apply(f, af->s->c[af->s->current].hints);
+  return 0;
+}
+
+void tsr__auto_closed(tsr_file *f, int rc) {
+  tsr__auto_file *af = f->autof;
+  if (!af || !af->s) return;
+  tsr__auto_stream *s = af->s;
+  tsr__auto_ctx *a = f->ctx->autos;
+  double compute = a->last_close > 0 && f->st.first_put > a->last_close
+                       ? f->st.first_put - a->last_close : 0.0;
+  /* The one reduction: every rank decides on the slowest rank's figures. */
+  double x[3] = {f->st.blocked_s, compute, rc ? 1.0 : 0.0}, y[3] = {0, 0, 0};
+  if (MPI_Allreduce(x, y, 3, MPI_DOUBLE, MPI_MAX, f->ctx->comm) != MPI_SUCCESS) return;
+  tsr__auto_record *r = &af->rec;
+  tsr__auto_cand *c = &s->c[s->current];
+  r->on = 1;
+  r->index = s->files;
+  snprintf(r->choice, sizeof r->choice, "%s", c->hints);
+  r->predicted_s = c->nwin ? tsr__auto_median(c) : c->predicted_s;
+  r->measured_s = y[0];
+  r->compute_s = y[1];
+  if (y[2] > 0.0) {
+    char why[TSR__AUTO_WHY];
+    snprintf(why, sizeof why, "the file failed: %s", tsr_errname(rc ? rc : TSR_EIO));
+    s->files++;
+    tsr__auto_fail(s, why);
+  } else {
+    r->switched = tsr__auto_next(s, y[0], y[1]);
+  }
+  snprintf(r->next, sizeof r->next, "%s", s->c[s->current].hints);
+  snprintf(r->next_why, sizeof r->next_why, "%s", s->why);
+  a->last_close = tsr__now();
+}
+
+void tsr__auto_file_free(tsr_file *f) {
+  free(f->autof);
+  f->autof = NULL;
+}
+
+void tsr__auto_ctx_load(tsr_ctx *ctx) {
+  const char *path = getenv("TESSERA_AUTO_STATE");
+  if (!path || !path[0]) return;
+  tsr__auto_stream *list = NULL;
+  tsr__auto_state_load(ctx->comm, path, &list); /* collective: before anything may fail */
+  if ((ctx->autos = calloc(1, sizeof *ctx->autos))) ctx->autos->streams = list;
+  else tsr__auto_streams_free(&list);
+}
+
+void tsr__auto_ctx_finish(tsr_ctx *ctx) {
+  if (!ctx->autos) return;
+  const char *path = getenv("TESSERA_AUTO_STATE");
+  if (path && path[0]) tsr__auto_state_save(ctx->rank, path, ctx->autos->streams);
+  tsr__auto_streams_free(&ctx->autos->streams);
+  free(ctx->autos);
+  ctx->autos = NULL;
+}
