@@ -677,6 +677,8 @@ typedef struct {
   int64_t server_msgs_received; /**< most messages any I/O server received from model ranks
                                      since tsr_init (with concentrators: their bundles),
                                      known when server_writer_s is */
+  int64_t reduce_bytes; /**< memory this rank holds for the accumulators of reduce= (time
+                             statistics of its tiles, docs/reductions.md) */
 } tsr_stats;
 
 /** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL.

@@ -5,6 +5,7 @@
  * strategy: the strategy's abort op is what removes, its close and finish
  * what completes and renames. */
 #include "core/internal.h"
+#include "core/reduce.h"
 #include "strategy/strategy.h"
 
 /* The first failure of a data call, agreed: the codes were agreed when they
@@ -74,6 +75,9 @@ int tsr_close(tsr_file **pf) {
   if (f->strategy && !f->in_define) {
     rc = close_written(f);
     f->st.closed_at = tsr__now();
+    /* A reduce= period that ends with this file: its derived file now. */
+    int drc = tsr__reduce_close(f, rc == 0);
+    if (!rc) rc = drc;
   }
   if (f->reader) rc = tsr__file_agree(f, tsr__reader_close(f)); /* opened by tsr_open */
   rc = leave(f, rc);

@@ -16,6 +16,8 @@
 #include "tessera.h"
 
 struct tsr__server_client;  /* state of the strategy that owns dedicated ranks */
+struct tsr__reducer;        /* reduce= streams of a context (core/reduce_state.h) */
+struct tsr__rstream;        /* one of them */
 struct tsr__reader;         /* a file opened for reading (src/core/read.c) */
 struct tsr__strategy_ops;   /* src/strategy/strategy.h */
 
@@ -37,6 +39,7 @@ struct tsr_ctx {
    * with the same code. */
   int last_failure;
   char last_message[256];
+  struct tsr__reducer *reduce; /* reduce= accumulators (core/reduce.c); NULL until used */
 };
 
 struct tsr_decomp {
@@ -123,6 +126,7 @@ struct tsr_file {
   struct tsr__reader *reader;
   void *pack;        /* scratch for decompositions with a canon (core/decomp_map.c) */
   int64_t pack_cap;
+  struct tsr__rstream *reduce; /* the reduce= stream the file feeds (core/reduce.c), or NULL */
 };
 
 /* Does decomposition @p d describe the non-record shape of variable @p varid
@@ -137,6 +141,9 @@ int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d);
  * far; collective over the model ranks; an agreed code. */
 int tsr__ctx_settle(tsr_ctx *ctx);
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out);
+/* tsr_create with hints already resolved (@p h replaces what the texts
+ * give): the derived files of reduce= take their source file's hints. */
+int tsr__create_with(tsr_ctx *ctx, const char *path, const tsr__hints *h, tsr_file **out);
 /* Free a handle and what it owns (schema, path, reader); accepts NULL. */
 void tsr__file_free(tsr_file *f);
 /* tsr_enddef's work (file.c): agree on the define log, let the strategy lay
