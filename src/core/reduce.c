@@ -559,9 +559,12 @@ static void reset_period(tsr__rstream *s) {
 static void describe_source(const tsr__rstream *s, int64_t frames, char *out, size_t cap) {
   char spec[320];
   tsr__hint_reduce.format(&s->spec, spec, sizeof spec);
+  /* Base names: the derived file lies beside its sources, and the same
+   * output in another directory gives the same bytes. */
+  const char *a = strrchr(s->first_path, '/'), *b = strrchr(s->last_path, '/');
   snprintf(out, cap, "reduce=%s over %lld frames: from %s frame %lld to %s frame %lld", spec,
-           (long long)frames, s->first_path, (long long)s->first_frame, s->last_path,
-           (long long)s->last_frame);
+           (long long)frames, a ? a + 1 : s->first_path, (long long)s->first_frame,
+           b ? b + 1 : s->last_path, (long long)s->last_frame);
 }
 
 /* Write the derived file of the stream's current period, through the

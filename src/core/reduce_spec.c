@@ -92,8 +92,9 @@ static void reduce_format(const void *field, char *buf, size_t cap) {
 
 const tsr__hint_codec tsr__hint_reduce = {
     reduce_parse, reduce_format,
-    "none or items VAR/OP[@N] joined by '+' (OP mean, min, max, sum, count or std; N >= 1 "
-    "frames, the same N for every item; at most 16 items, each statistic of a variable once)",
+    /* At most ~150 characters: hints.c quotes it in a 160-byte buffer. */
+    "none or items VAR/OP[@N] joined by '+' (OP mean, min, max, sum, count or std; N >= 1, "
+    "the same for all; at most 16, none twice)",
     0};
 
 /* The derived stream's name: it replaces the first '_'-token of a base
