@@ -151,6 +151,18 @@ void tsr__file_free(tsr_file *f);
  * tsr_close's, for a file closed in define mode. */
 int tsr__file_end_define(tsr_file *f);
 
+/* The end of a handle (core/file_end.c). tsr__file_end: tsr_close's work
+ * short of freeing (a file in define mode gets its schema, a written one is
+ * completed and renamed, or removed after a failure); an agreed code.
+ * tsr__file_release: the time, the statistics and the handle itself, with
+ * @p rc's message for tsr_last_error; returns @p rc. tsr__file_close and
+ * tsr__file_abort: tsr_close and tsr_abort without reduce= (what the
+ * derived files of reduce= close with). */
+int tsr__file_end(tsr_file *f);
+int tsr__file_release(tsr_file **pf, double t0, int closed, int rc);
+int tsr__file_close(tsr_file **pf);
+int tsr__file_abort(tsr_file **pf);
+
 /* Close the backend file of a file opened for reading and free the reader
  * (collective for parallel backends); tsr_close frees the rest. */
 int tsr__reader_close(tsr_file *f);

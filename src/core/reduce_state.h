@@ -73,6 +73,12 @@ int tsr__racc_alloc(tsr_ctx *ctx, tsr__racc *a, tsr_type type, int64_t n);
  * replaced by @p prefix, same directory (malloc'd; NULL when out of memory). */
 char *tsr__reduce_derived_path(const char *src, const char *prefix);
 
+/* Calls @p fn for each run of the tile of @p vd (an innermost row of the
+ * tile inside its memory box, or all of a flat decomposition's elements)
+ * with the run's offsets in memory and in the tile, in elements. */
+typedef void (*tsr__reduce_run_fn)(void *arg, int64_t mem_off, int64_t tile_off, int64_t n);
+void tsr__reduce_walk(const tsr_decomp *vd, tsr__reduce_run_fn fn, void *arg);
+
 /* core/reduce_partial.c: save the stream's incomplete period into
  * "<derived path>.tessera-partial" (collective over ctx->comm, agreed). */
 int tsr__reduce_partial_save(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t msglen);

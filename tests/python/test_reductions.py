@@ -15,6 +15,7 @@
   restart, and 3 more: the incomplete period travels in a side file.
 """
 import filecmp
+import json
 import os
 import shutil
 import subprocess
@@ -51,11 +52,12 @@ def clean_env():
     return {k: v for k, v in os.environ.items() if k not in ("TESSERA_HINTS", "TESSERA_STATS")}
 
 
-def bench(np_, out, hints, spec, extra=(), case=CASE, check=True):
+def bench(np_, out, hints, spec, extra=(), case=CASE, check=True, env=None):
     out.mkdir(parents=True, exist_ok=True)
     cmd = mpiexec_command(MPIEXEC, np_) + [str(BENCH)] + case + list(extra) + [
         "--out", str(out), "--hints", hints, "--reduce", spec]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=clean_env())
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                       env=clean_env() | (env or {}))
     if check:
         assert p.returncode == 0, f"{' '.join(cmd)}\n{p.stdout}{p.stderr}"
     return p
@@ -170,6 +172,22 @@ def test_refusals(tmp_path, spec, hints, extra, sentence):
     p = bench(2, tmp_path / "out", hints, spec, extra, check=False)
     assert p.returncode != 0
     assert "TSR_EHINT" in p.stderr and sentence in p.stderr, p.stderr
+
+
+def test_memory_counted(tmp_path):
+    """The accumulators are in the statistics: bytes per element of each item
+    (max/min: the type's 4, sum and mean 8, std 16, count none) times the
+    elements of the rank's tile."""
+    stats = tmp_path / "stats.jsonl"
+    bench(2, tmp_path / "out", "strategy=direct", SPEC, ["--steps", "2"],
+          env={"TESSERA_STATS_FILE": str(stats)})
+    nx, ny, nz = 24, 18, 3
+    total = (4 + 4 + 8) * nx * ny + (8 + 16) * nx * ny * nz + 4 * (nx + 1) * ny * nz
+    records = [json.loads(line) for line in stats.read_text().splitlines()]
+    sources = [r for r in records if "/wrfout_" in r["file"]]
+    assert len(sources) == 3 and all("reduce_bytes" in r for r in sources)
+    assert sources[0]["reduce_bytes"]["mean"] * 2 == total
+    assert not any("reduce_bytes" in r for r in records if "/wrfxtrm_" in r["file"])
 
 
 RESTART_SPEC = "T2/max@6+T2/min@6+T/mean@6+T/std@6+U/sum@6+T2/count@6"
