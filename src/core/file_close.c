@@ -17,4 +17,7 @@ int tsr_close(tsr_file **pf) {
   return tsr__file_release(pf, t0, 1, rc);
 }
 
-int tsr_abort(tsr_file **pf) { return tsr__file_abort(pf); }
+int tsr_abort(tsr_file **pf) {
+  if (pf && *pf && (*pf)->reduce) tsr__reduce_close(*pf, 0); /* drops the period; local */
+  return tsr__file_abort(pf);
+}

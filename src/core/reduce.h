@@ -34,7 +34,10 @@ void tsr__reduce_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
 void tsr__reduce_put_global(tsr_file *f, int varid, const void *buf);
 
 /* tsr_close of a source file (@p ok: it reached its final name): write the
- * derived file of a period that ends with it. Collective; an agreed code. */
+ * derived file of a period that ends with it. Collective; an agreed code.
+ * With @p ok 0 (a failed close, tsr_abort) the period the file belongs to
+ * is dropped, locally, since its statistics would cover frames that no
+ * file holds. */
 int tsr__reduce_close(tsr_file *f, int ok);
 
 /* tsr_finalize: save every incomplete period beside its derived file, then

@@ -191,7 +191,7 @@ int tsr__reduce_close(tsr_file *f, int ok) {
   int complete = 1;
   for (int i = 0; i < s->nitems; i++)
     complete &= s->spec.period ? s->items[i].frames == s->spec.period : s->items[i].frames > 0;
-  if (!ok && !s->spec.period) { /* the frames of a file that never appeared */
+  if (!ok) { /* a period with frames of a file that never appeared is dropped */
     reset_period(s);
     return 0;
   }
