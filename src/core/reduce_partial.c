@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/reduce_state.h"
 
@@ -84,6 +85,10 @@ int tsr__reduce_partial_save(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t ms
   int rc = tsr__agree(ctx->comm, block && sizes && head ? 0 : TSR_ENOMEM);
   if (!rc && MPI_Allgather(&mine, 1, MPI_INT64_T, sizes, 1, MPI_INT64_T, ctx->comm) != MPI_SUCCESS)
     rc = TSR_EMPI;
+  /* A side file of an earlier job for the same period is replaced whole:
+   * removed before the collective open (agreed, so after the removal). */
+  int gone = !rc && ctx->rank == 0 ? remove(path) != 0 && access(path, F_OK) == 0 : 0;
+  if (!rc) rc = tsr__agree(ctx->comm, gone ? TSR_EIO : 0);
   MPI_File fh = MPI_FILE_NULL;
   if (!rc) rc = tsr__agree(ctx->comm, MPI_File_open(ctx->comm, path, MPI_MODE_WRONLY | MPI_MODE_CREATE,
                                                    MPI_INFO_NULL, &fh) ? TSR_EIO : 0);
@@ -91,7 +96,7 @@ int tsr__reduce_partial_save(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t ms
     MPI_Offset off = HEADER + 8 * (MPI_Offset)ctx->size;
     for (int r = 0; r < ctx->rank; r++) off += sizes[r];
     save_block(s, block);
-    int err = MPI_File_set_size(fh, 0) != MPI_SUCCESS;
+    int err = 0;
     if (ctx->rank == 0) {
       header_text(ctx, s, head);
       err |= MPI_File_write_at(fh, 0, head, HEADER, MPI_BYTE, MPI_STATUS_IGNORE) != MPI_SUCCESS;
