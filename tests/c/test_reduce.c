@@ -5,8 +5,8 @@
  * rank 0, holds max, mean (double sum in frame order, cast once) and std of
  * those floats; tsr_get_stats counts the accumulators' bytes.
  *
- * Scenarios: one per strategy (serial, direct, aggregate); skipped when the
- * strategy is not built. */
+ * Scenarios: one per strategy (serial, direct, aggregate, servers with one
+ * server rank). */
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -23,9 +23,12 @@ static double value(int t, int64_t j, int64_t i) {
   return 280.0 + 0.37 * t + 0.011 * (double)j + 1e-4 * (double)i + 1e-9 * (double)(j * NX + i);
 }
 
-static void write_stream(tsr_ctx *ctx, const char *strategy, const char *stem) {
-  int64_t g[2] = {NY, NX}, st[2], ct[2];
-  tsr_test_rows(NY, NX, st, ct);
+static void write_stream(tsr_ctx *ctx, MPI_Comm model, const char *strategy, const char *stem) {
+  int64_t g[2] = {NY, NX}, st[2] = {0, 0}, ct[2] = {0, NX};
+  int rank, size; /* rows over the model ranks (the servers hold none) */
+  MPI_Comm_rank(model, &rank);
+  MPI_Comm_size(model, &size);
+  tsr_test_split1(NY, size, rank, &st[0], &ct[0]);
   tsr_decomp *d = NULL;
   TSR_CHECK_OK(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d));
   char hints[160];
@@ -97,28 +100,33 @@ static void check_derived(const char *path) {
   TSR_CHECKF(bad == 0, "%d elements of %s differ from the statistics of the frames", bad, path);
 }
 
-static void one_strategy(const char *strategy) {
+static void one_strategy(const char *strategy, const char *init_hints) {
   MPI_Comm model;
   tsr_ctx *ctx = NULL;
-  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
-  if (!ctx) return;
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, init_hints, &ctx, &model));
+  if (!ctx) return; /* an I/O server: it served until the model finalized */
   char stem[400], derived[420];
   snprintf(stem, sizeof stem, "%s/hist_reduce_%s_np%d", tsr_test_arg(0, "."), strategy,
            tsr_test_nranks());
   snprintf(derived, sizeof derived, "%s/xtrm_reduce_%s_np%d_f0", tsr_test_arg(0, "."), strategy,
            tsr_test_nranks());
-  write_stream(ctx, strategy, stem);
+  write_stream(ctx, model, strategy, stem);
   TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
   if (tsr_test_rank() == 0) check_derived(derived);
 }
 
-static void serial(void) { one_strategy("serial"); }
-static void direct(void) { one_strategy("direct"); }
-static void aggregate(void) { one_strategy("aggregate"); }
+static void serial(void) { one_strategy("serial", NULL); }
+static void direct(void) { one_strategy("direct", NULL); }
+static void aggregate(void) { one_strategy("aggregate", NULL); }
+/* The servers take the doubles (put_f64) and convert where they choose;
+ * the fold still sees (float)x. */
+static void servers(void) { one_strategy("servers", "strategy=servers,io_tasks=1"); }
 
-static const tsr_test_scenario SCENARIOS[] = {
-    {"serial", serial, 0}, {"direct", direct, 0}, {"aggregate", aggregate, 0}};
+static const tsr_test_scenario SCENARIOS[] = {{"serial", serial, 0},
+                                              {"direct", direct, 0},
+                                              {"aggregate", aggregate, 0},
+                                              {"servers", servers, 2}};
 
 int main(int argc, char **argv) {
   return tsr_test_main(argc, argv, "reduce", SCENARIOS,
