@@ -661,7 +661,9 @@ TSR_EXTERN const char *tsr_file_strategy(const tsr_file *f);
 /** The hints a file is written with, as one hint string: with
  * strategy=auto, those of the candidate chosen for this file (docs/auto.md).
  * Not collective.
- * @param f a file; @param out receives the text (truncated to @p outlen).
+ * @param f a file.
+ * @param out receives the text, NUL-terminated (truncated to @p outlen).
+ * @param outlen the size of @p out in bytes.
  * @return 0, or TSR_EINVAL for a NULL argument.
  */
 TSR_EXTERN int tsr_file_hints(const tsr_file *f, char *out, size_t outlen);
@@ -685,6 +687,8 @@ typedef struct {
   int64_t server_msgs_received; /**< most messages any I/O server received from model ranks
                                      since tsr_init (with concentrators: their bundles),
                                      known when server_writer_s is */
+  int64_t reduce_bytes; /**< memory this rank holds for the accumulators of reduce= (time
+                             statistics of its tiles, docs/reductions.md) */
 } tsr_stats;
 
 /** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL.

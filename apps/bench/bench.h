@@ -146,6 +146,7 @@ typedef struct bench_config {
   char nl_hints[512];    /* from io_form_history / quilting */
   char hints[2900];      /* passed to tsr_init: namelist, --hints, --stage-dir */
   char stage_dir[256];   /* --stage-dir (the library's stage_dir field is as long) */
+  char reduce[256];      /* --reduce: the history files' reduce= hint value */
   char restart[BENCH_PATH]; /* --restart FILE: resume from it */
   char input[BENCH_PATH];   /* --input FILE: initial state from a wrfinput */
   int restart_every;        /* steps between restart files, 0 = none */

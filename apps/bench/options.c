@@ -46,6 +46,8 @@ static const char usage[] =
     "  --nocolons             '_' instead of ':' in file names, as WRF's nocolons\n"
     "  --hints STRING         Tessera hints (TESSERA_HINTS overrides them)\n"
     "  --stage-dir DIR        stage files in DIR (a fast tier): the stage_dir hint\n"
+    "  --reduce SPEC          time statistics of the history files into wrfxtrm_* files:\n"
+    "                         the reduce hint (e.g. T2/max@6+T2/min@6, docs/reductions.md)\n"
     "  --plain METHOD         write the same history files without Tessera, with the\n"
     "                         libraries' own calls: gather (MPI_Gatherv + serial\n"
     "                         NetCDF), split (a NetCDF file per rank), pnetcdf (iput +\n"
@@ -129,7 +131,7 @@ enum {
   OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST, OPT_DOMAIN,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
   OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP,
-  OPT_HALO, OPT_COMPUTE_CHANGE
+  OPT_HALO, OPT_COMPUTE_CHANGE, OPT_REDUCE
 };
 
 static const struct option long_options[] = {
@@ -152,6 +154,7 @@ static const struct option long_options[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"json", required_argument, NULL, OPT_JSON},
     {"hints", required_argument, NULL, OPT_HINTS},
+    {"reduce", required_argument, NULL, OPT_REDUCE},
     {"stage-dir", required_argument, NULL, 'S'}, /* a char: no enum entry to merge */
     {"plain", required_argument, NULL, OPT_PLAIN},
     {"namelist", required_argument, NULL, OPT_NAMELIST},
@@ -241,6 +244,7 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
     return -1;
   case OPT_RESTART: return to_text(name, val, c->restart, sizeof c->restart, err, errlen);
   case OPT_INPUT: return to_text(name, val, c->input, sizeof c->input, err, errlen);
+  case OPT_REDUCE: return to_text(name, val, c->reduce, sizeof c->reduce, err, errlen);
   case OPT_WRITE_INPUT: c->write_input = 1; return 0;
   case OPT_NOCOLONS: c->nocolons = 1; c->set |= BO_NOCOLONS; return 0;
   case OPT_MEMORY_ORDER:

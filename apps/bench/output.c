@@ -132,7 +132,11 @@ static int define_file(bench_run *run, const char *path) {
     snprintf(run->strategy, sizeof run->strategy, "plain-%s", run->cfg.plain);
     return rc;
   }
-  int rc = bench_define_file(run, path, NULL, &run->file, run->varids, NULL);
+  /* --reduce: only the history files feed the statistics (tsr_create's
+   * hints, so that --hints' own groups for wrfout* still apply). */
+  char hints[sizeof run->cfg.reduce + 16] = "";
+  if (run->cfg.reduce[0]) snprintf(hints, sizeof hints, "reduce=%s", run->cfg.reduce);
+  int rc = bench_define_file(run, path, hints[0] ? hints : NULL, &run->file, run->varids, NULL);
   if (rc == 0 && !run->strategy[0])
     snprintf(run->strategy, sizeof run->strategy, "%s", tsr_file_strategy(run->file));
   return rc;

@@ -5,6 +5,7 @@
 
 #include "core/auto.h"
 #include "core/internal.h"
+#include "core/reduce.h"
 #include "strategy/strategy.h"
 #include "tier/drain.h"
 
@@ -121,7 +122,13 @@ int tsr_finalize(tsr_ctx **pctx) {
   tsr_ctx *ctx = *pctx;
   double t0 = tsr__now();
   tsr__set_last_error("");
+  /* Incomplete reduce= periods are saved while the servers still serve
+   * (the side files are written by the model ranks, but in order). */
+  char rmsg[512] = "";
+  int rrc = tsr__reduce_finalize(ctx, rmsg, sizeof rmsg);
+  if (rrc) tsr__set_last_error(rmsg);
   int rc = ctx->ranks_owner ? ctx->ranks_owner->ranks_finalize(ctx) : 0;
+  if (!rc) rc = rrc;
   ctx->stats.blocked_s += tsr__now() - t0;
   rc = tsr__agree(ctx->comm, rc);
   /* Staged files reach their final paths before the job may end; the wait

@@ -9,6 +9,7 @@
 
 #include "core/auto.h"
 #include "core/internal.h"
+#include "core/reduce.h"
 #include "strategy/strategy.h"
 
 /* Start and end of a timed API call. */
@@ -107,13 +108,16 @@ static int choose_or_fall_back(tsr_file *f, char *msg, size_t msglen) {
   return rc;
 }
 
-int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
+/* tsr_create's work; @p given (may be NULL) replaces the resolved hints. */
+static int create(tsr_ctx *ctx, const char *path, const char *hints, const tsr__hints *given,
+                  tsr_file **out) {
   if (out) *out = NULL;
   tsr__set_last_error("");
   if (!ctx) return TSR_ESTATE;
   double t0 = tsr__now();
   tsr_file *f = NULL;
   int rc = out ? tsr__file_new(ctx, path, hints, &f) : TSR_EINVAL;
+  if (f && !rc && given) f->hints = *given;
   if (f && !rc) {
     char msg[sizeof f->berr.message] = "";
     rc = tsr__auto_begin(f);
@@ -146,6 +150,14 @@ int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out
   ctx->nopen++;
   *out = f;
   return 0;
+}
+
+int tsr_create(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
+  return create(ctx, path, hints, NULL, out);
+}
+
+int tsr__create_with(tsr_ctx *ctx, const char *path, const tsr__hints *h, tsr_file **out) {
+  return create(ctx, path, NULL, h, out);
 }
 
 /* Define-mode calls change only the in-memory schema; agreeing on each one
@@ -295,6 +307,7 @@ int tsr__file_end_define(tsr_file *f) {
     rc = tsr__file_agree(f, rc);
   }
   tsr__deflog_free(&f->deflog);
+  if (!rc) rc = tsr__reduce_enddef(f); /* reduce= names variables the schema must have */
   if (rc) return rc;
   /* strategy=auto: the frame size is known now, the stream's choice too. */
   if (tsr__auto_settle(f)) {
@@ -394,11 +407,17 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
     sd = d->canon;
     rc = tsr__decomp_pack(f, d, tsr__type_size(f->schema.vars[varid].type), buf, &sbuf);
   }
+  const tsr_decomp *vd = rc ? NULL : d->canon ? d->canon : d; /* what reduce= folds */
+  if (!rc) rc = tsr__reduce_put_check(f, varid, frame, vd);
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
     rc = data_done(f, f->strategy->put(f, varid, frame, sd, sbuf));
   }
+  /* After the strategy: with a canon read in place, the fold packs into the
+   * scratch the strategy did not use. */
+  if (!rc) tsr__reduce_put(f, varid, frame, d, vd, sd == vd ? sbuf : NULL, buf,
+                           f->schema.vars[varid].type);
   TSR_LEAVE(f, rc);
 }
 
@@ -432,6 +451,7 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
     copy = malloc((size_t)n * sizeof *copy);
     if (!copy) rc = TSR_ENOMEM;
   }
+  if (!rc) rc = tsr__reduce_put_check(f, varid, frame, sd);
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
@@ -443,6 +463,8 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
     }
     rc = data_done(f, rc);
   }
+  /* sd and src: the doubles laid out as sd describes (packed above). */
+  if (!rc) tsr__reduce_put(f, varid, frame, d, sd, src, buf, TSR_DOUBLE);
   free(copy);
   TSR_LEAVE(f, rc);
 }
@@ -457,6 +479,7 @@ int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
     if (f->ctx->rank == 0) count_put(f, varid, frame, tsr__var_frame_elems(&f->schema, varid));
     rc = data_done(f, f->strategy->put_global(f, varid, frame, buf));
   }
+  if (!rc) tsr__reduce_put_global(f, varid, buf);
   TSR_LEAVE(f, rc);
 }
 

@@ -66,7 +66,10 @@
   X(stage_drain,         STAGE_DRAIN,        stage_drain_at_finalize, int,            CHOICE, drain_choices,      0, 0)      \
   X(stage_format,        STAGE_FORMAT,       stage_format_log,        int,            CHOICE, stage_format_choices, 0, 0) \
   /* checksum: 0 none, 1 crc32 (backend/sink_checksum.h). */                                           \
-  X(checksum,            CHECKSUM,           checksum,                int,            CHOICE, checksum_choices,   0, 0)
+  X(checksum,            CHECKSUM,           checksum,                int,            CHOICE, checksum_choices,   0, 0)      \
+  /* reduce: time statistics into a derived stream (core/reduce.c, docs/reductions.md). */             \
+  X(reduce,              REDUCE,             reduce,                  tsr__reduce,    CODEC,  &tsr__hint_reduce,  0, {0})    \
+  X(reduce_prefix,       REDUCE_PREFIX,      reduce_prefix,           tsr__hint_name, CODEC,  &tsr__hint_reduce_prefix, 0, "wrfxtrm")
 /* clang-format on */
 
 #endif

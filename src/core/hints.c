@@ -514,15 +514,20 @@ static int check_chars(parser *ps, span key, span val) {
  * so equal values compare equal byte for byte (same_field). */
 static int parse_codec(parser *ps, const key_info *k, span val, tsr__hints *d) {
   char vs[96], why[160], text[VALUE_MAX + 1];
-  unsigned char field[sizeof(tsr__chunks) > sizeof(tsr__quantize) ? sizeof(tsr__chunks)
-                                                                    : sizeof(tsr__quantize)];
-  memset(field, 0, sizeof field);
+  /* Room for the largest codec field. */
+  union {
+    tsr__chunks c;
+    tsr__quantize q;
+    tsr__reduce r;
+    tsr__hint_name n;
+  } field;
+  memset(&field, 0, sizeof field);
   if (val.n > (size_t)VALUE_MAX || k->size > sizeof field ||
-      (memcpy(text, val.p, val.n), text[val.n] = '\0', codec_of(k)->parse(text, field) != 0)) {
+      (memcpy(text, val.p, val.n), text[val.n] = '\0', codec_of(k)->parse(text, &field) != 0)) {
     expected(k, why, sizeof why);
     return fail(ps, "hint '%s=%s': %s", k->name, show(vs, sizeof vs, val), why);
   }
-  memcpy(field_of(d, k), field, k->size);
+  memcpy(field_of(d, k), &field, k->size);
   d->set |= k->bit;
   return 0;
 }
@@ -587,6 +592,7 @@ static int parse_group(parser *ps, span g, int globbed, int strict, tsr__hints *
   char gs[96], ts[96];
   splitter s = splitter_of(g);
   span t;
+  span glob = {g.p, 0};
   int first = 1, nkv = 0;
   d->set = 0;
   d->npass = 0;
@@ -594,6 +600,7 @@ static int parse_group(parser *ps, span g, int globbed, int strict, tsr__hints *
     t = trim(t);
     if (first && globbed) {
       first = 0;
+      glob = t;
       if (t.n > GLOB_MAX)
         return fail(ps, "hint glob '%s' is longer than %d characters", show(gs, sizeof gs, t), GLOB_MAX);
       continue;
@@ -625,6 +632,14 @@ static int parse_group(parser *ps, span g, int globbed, int strict, tsr__hints *
     nkv++;
   }
   if (nkv == 0) return fail(ps, "hint group '%s' has no key=value", show(gs, sizeof gs, trim(g)));
+  /* reduce=: the group's glob names the stream whose files share the
+   * accumulators (core/reduce.c). */
+  if (d->set & TSR__H_REDUCE) {
+    if (glob.n >= TSR__REDUCE_GLOB)
+      return fail(ps, "hint glob '%s' of a group with reduce= is longer than %d characters",
+                  show(gs, sizeof gs, glob), TSR__REDUCE_GLOB - 1);
+    memcpy(d->reduce.glob, glob.p, glob.n);
+  }
   return 0;
 }
 

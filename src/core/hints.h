@@ -52,6 +52,7 @@ typedef struct {
 typedef char tsr__hint_name[TSR__NAME_MAX]; /* a name of a registry; "" = not chosen */
 typedef char tsr__hint_path[256];           /* a path; "" = none */
 
+#include "core/reduce_spec.h"
 #include "core/hint_keys.h"
 
 /* TSR__HI_<BIT>: the key's index in TSR__HINT_KEYS (its printing order). */

@@ -16,6 +16,8 @@
 #include "tessera.h"
 
 struct tsr__server_client;  /* state of the strategy that owns dedicated ranks */
+struct tsr__reducer;        /* reduce= streams of a context (core/reduce_state.h) */
+struct tsr__rstream;        /* one of them */
 struct tsr__reader;         /* a file opened for reading (src/core/read.c) */
 struct tsr__strategy_ops;   /* src/strategy/strategy.h */
 
@@ -38,6 +40,7 @@ struct tsr_ctx {
   int last_failure;
   char last_message[256];
   struct tsr__auto_ctx *autos; /* strategy=auto's streams (core/auto.h); NULL without */
+  struct tsr__reducer *reduce; /* reduce= accumulators (core/reduce.c); NULL until used */
 };
 
 struct tsr_decomp {
@@ -122,6 +125,7 @@ struct tsr_file {
   struct tsr__reader *reader;
   void *pack;        /* scratch for decompositions with a canon (core/decomp_map.c) */
   int64_t pack_cap;
+  struct tsr__rstream *reduce; /* the reduce= stream the file feeds (core/reduce.c), or NULL */
 };
 
 /* Does decomposition @p d describe the non-record shape of variable @p varid
@@ -136,12 +140,27 @@ int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d);
  * far; collective over the model ranks; an agreed code. */
 int tsr__ctx_settle(tsr_ctx *ctx);
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out);
+/* tsr_create with hints already resolved (@p h replaces what the texts
+ * give): the derived files of reduce= take their source file's hints. */
+int tsr__create_with(tsr_ctx *ctx, const char *path, const tsr__hints *h, tsr_file **out);
 /* Free a handle and what it owns (schema, path, reader); accepts NULL. */
 void tsr__file_free(tsr_file *f);
 /* tsr_enddef's work (file.c): agree on the define log, let the strategy lay
  * the file out; on failure the strategy has released what it made. Also
  * tsr_close's, for a file closed in define mode. */
 int tsr__file_end_define(tsr_file *f);
+
+/* The end of a handle (core/file_end.c). tsr__file_end: tsr_close's work
+ * short of freeing (a file in define mode gets its schema, a written one is
+ * completed and renamed, or removed after a failure); an agreed code.
+ * tsr__file_release: the time, the statistics and the handle itself, with
+ * @p rc's message for tsr_last_error; returns @p rc. tsr__file_close and
+ * tsr__file_abort: tsr_close and tsr_abort without reduce= (what the
+ * derived files of reduce= close with). */
+int tsr__file_end(tsr_file *f);
+int tsr__file_release(tsr_file **pf, double t0, int closed, int rc);
+int tsr__file_close(tsr_file **pf);
+int tsr__file_abort(tsr_file **pf);
 
 /* Close the backend file of a file opened for reading and free the reader
  * (collective for parallel backends); tsr_close frees the rest. */

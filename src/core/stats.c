@@ -14,15 +14,15 @@
 
 /* Slots of the one MAX reduction of doubles: minima travel negated. */
 enum {
-  X_BLOCKED_MIN, X_WRITER_MIN, X_PEAK_MIN, /* negated */
-  X_BLOCKED_MAX, X_WRITER_MAX, X_PEAK_MAX, X_PUT_TO_CLOSE, X_FRAMES,
+  X_BLOCKED_MIN, X_WRITER_MIN, X_PEAK_MIN, X_REDUCE_MIN, /* negated */
+  X_BLOCKED_MAX, X_WRITER_MAX, X_PEAK_MAX, X_REDUCE_MAX, X_PUT_TO_CLOSE, X_FRAMES,
   X_NOT_TAKEN, /* bits of hints.pass, from the first writer (exact in a double) */
   X_MPIIO,     /* TSR__NMPIIO slots */
   NX = X_MPIIO + TSR__NMPIIO
 };
 /* Slots of the one SUM reduction of integers (times in nanoseconds). */
 enum {
-  S_BYTES_PUT, S_WRITES, S_BYTES_WRITTEN, S_NOT_ALIGNED, S_CONSEC, S_REARRANGED, S_PEAK,
+  S_BYTES_PUT, S_WRITES, S_BYTES_WRITTEN, S_NOT_ALIGNED, S_CONSEC, S_REARRANGED, S_PEAK, S_REDUCE,
   S_BLOCKED_NS, S_WRITER_NS, S_WRITERS, S_OFFSETS_KNOWN,
   S_HIST, /* TSR__NBUCKETS slots */
   NS = S_HIST + TSR__NBUCKETS
@@ -99,6 +99,10 @@ int tsr__stats_report(struct tsr_file *f) {
   x[X_BLOCKED_MAX] = st->blocked_s;
   x[X_WRITER_MAX] = writer ? st->writer_s : 0.0;
   x[X_PEAK_MAX] = (double)st->peak_buffer;
+  /* reduce=: the accumulators the context holds when the file closes. */
+  x[X_REDUCE_MIN] = -(double)f->ctx->stats.reduce_bytes;
+  x[X_REDUCE_MAX] = (double)f->ctx->stats.reduce_bytes;
+  n[S_REDUCE] = f->ctx->stats.reduce_bytes;
   /* Durations per rank, not clock readings across ranks: MPI_Wtime need not
    * be synchronised between nodes. The close ends together everywhere. */
   x[X_PUT_TO_CLOSE] = st->first_put > 0 && st->closed_at > st->first_put
@@ -154,6 +158,8 @@ int tsr__stats_report(struct tsr_file *f) {
         .first_put_to_close = xr[X_PUT_TO_CLOSE],
         .rearranged = nr[S_REARRANGED],
         .peak = {-xr[X_PEAK_MIN], xr[X_PEAK_MAX], (double)nr[S_PEAK] / size},
+        .reduce_valid = f->hints.reduce.n > 0,
+        .reduce = {-xr[X_REDUCE_MIN], xr[X_REDUCE_MAX], (double)nr[S_REDUCE] / size},
         .writes = nr[S_WRITES],
         .bytes_written = nr[S_BYTES_WRITTEN],
         .not_aligned = nr[S_NOT_ALIGNED],

@@ -119,6 +119,7 @@ char *tsr__stats_json(const tsr__stats_summary *s) {
                    fin(s->first_put_to_close), (long long)s->rearranged);
   json_mmm(&b, "peak_buffer_bytes", s->peak, 1);
   if (s->io_valid) json_mmm(&b, "io_peak_buffer_bytes", s->io_peak, 1);
+  if (s->reduce_valid) json_mmm(&b, "reduce_bytes", s->reduce, 1);
   tsr__sbuf_printf(&b, "\"stripe_size\": %lld, \"counters\": {", (long long)s->alignment);
   tsr__sbuf_printf(&b, "\"TSR_WRITES\": %lld, \"TSR_BYTES_WRITTEN\": %lld", (long long)s->writes,
                    (long long)s->bytes_written);
@@ -201,6 +202,10 @@ void tsr__stats_text(const tsr__stats_summary *s, FILE *out) {
                      s->autor->why, s->autor->fallback[0] ? "; " : "", s->autor->fallback,
                      s->autor->predicted_s, s->autor->measured_s, s->autor->compute_s,
                      s->autor->next, s->autor->next_why, s->autor->switched ? " [switch]" : "");
+  if (s->reduce_valid)
+    tsr__sbuf_printf(&b, "%s   reduce accumulators per rank: min %s max %s mean %s\n", p,
+                     human(s->reduce[0], h2, sizeof h2), human(s->reduce[1], h3, sizeof h3),
+                     human(s->reduce[2], h4, sizeof h4));
   if (b.failed) {
     fprintf(out, "%s file %s: out of memory\n", p, s->file);
   } else if (b.s) {

@@ -19,6 +19,8 @@ typedef struct {
   double first_put_to_close;
   int64_t rearranged;
   double peak[3];          /* model ranks' peak buffer bytes: min, max, mean */
+  int reduce_valid;        /* the file feeds a reduce= stream */
+  double reduce[3];        /* model ranks' reduce= accumulator bytes: min, max, mean */
   int io_valid;            /* writer side measured on I/O servers */
   int uses_mpiio;          /* the backend writes through MPI-IO (reports MPI_Info) */
   double io_peak[3];       /* the servers' peak buffer bytes */

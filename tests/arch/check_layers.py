@@ -29,8 +29,10 @@ import sys
 # Top to bottom. A layer is a folder of src/, except src/core/, which holds two:
 # the API files (listed) and the services (every other core/*.c).
 CORE_API = {
-    "auto.c", "context.c", "file.c", "file_close.c", "file_handle.c",
+    "auto.c", "context.c", "file.c", "file_close.c", "file_end.c", "file_handle.c",
     "file_lock.c", "hints.c", "hints_display.c", "inquire.c", "read.c", "stats.c",
+    # reduce=: folds what tsr_put takes and writes derived files through the API.
+    "reduce.c", "reduce_partial.c", "reduce_write.c",
 }
 LAYERS = ["core-api", "strategy", "server", "backend", "tier", "core-services", "plan"]
 RANK = {name: i for i, name in enumerate(LAYERS)}

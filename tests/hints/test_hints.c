@@ -615,7 +615,7 @@ static void test_format_every_key(void) {
       "zstd=5:chunks=1x64x64:grib_bits=12:grib_packing=ccsds:transport=rma:"
       "server_buffer_bytes=1m:concentrators=per_node:precision=float:null_delay_ms=3:"
       "stage_dir=/tmp/stage:stage_min_bytes=4k:stage_drain=finalize:stage_format=log:"
-      "cb_nodes=4";
+      "checksum=crc32:reduce=T2/max@6+T/mean@6:reduce_prefix=xtrm:cb_nodes=4";
   TSR_CHECK_EQ_INT(P(all, NULL), 0);
   TSR_CHECK_EQ_STR(fmt(&H), all);
   tsr__hints a = H;
@@ -719,6 +719,34 @@ static void test_storage_keys(void) {
   BAD("grib_packing=jpeg", "hint 'grib_packing=jpeg': expected simple or ccsds");
 }
 
+/* reduce=: items joined by '+', a period after '@' the same for all; the
+ * glob of the group names the stream; printed back as given. */
+static void test_reduce_keys(void) {
+  TSR_CHECK_EQ_INT(P("wrfout*:reduce=T2/max@6+T2/min@6+T/mean@6:reduce_prefix=wrfx", "wrfout_d01"), 0);
+  TSR_CHECK_EQ_INT(H.reduce.n, 3);
+  TSR_CHECK_EQ_INT(H.reduce.period, 6);
+  TSR_CHECK_EQ_STR(H.reduce.item[2].var, "T");
+  TSR_CHECK_EQ_INT(H.reduce.item[2].op, TSR__RED_MEAN);
+  TSR_CHECK_EQ_STR(H.reduce.glob, "wrfout*");
+  TSR_CHECK_EQ_STR(H.reduce_prefix, "wrfx");
+  TSR_CHECK_EQ_STR(fmt(&H), "reduce=T2/max@6+T2/min@6+T/mean@6:reduce_prefix=wrfx");
+  TSR_CHECK_EQ_INT(P("reduce=T2/count+T2/std+T2/sum", NULL), 0);
+  TSR_CHECK_EQ_INT(H.reduce.period, 0);
+  TSR_CHECK_EQ_STR(H.reduce.glob, "");
+  TSR_CHECK_EQ_STR(H.reduce_prefix, "wrfxtrm");
+  TSR_CHECK_EQ_INT(P("wrfrst*:reduce=T2/max", "wrfout_d01"), 0); /* checked, not applied */
+  TSR_CHECK_EQ_INT(H.reduce.n, 0);
+  BAD("reduce=T2/median", "~hint 'reduce=T2/median': expected none or items VAR/OP[@N]");
+  BAD("reduce=T2/max@0", "~expected none or items");
+  BAD("reduce=T2/max@-1", "~expected none or items");
+  BAD("reduce=T2/max@6+T2/min@3", "~expected none or items");
+  BAD("reduce=T2/max+T2/max", "~expected none or items");
+  BAD("reduce=T2/max+", "~expected none or items");
+  BAD("reduce=/max", "~expected none or items");
+  BAD("reduce=T2", "~expected none or items");
+  BAD("reduce_prefix=wrf_x", "~hint 'reduce_prefix=wrf_x': expected a name");
+}
+
 int main(void) {
   /* The ambient environment must not leak into the expectations. */
   unsetenv("TESSERA_HINTS");
@@ -754,5 +782,7 @@ int main(void) {
   tsr_test_case("%s", "test_format_every_key");
   test_format_every_key();
   test_storage_keys();
+  tsr_test_case("%s", "test_reduce_keys");
+  test_reduce_keys();
   return tsr_test_verdict("hints");
 }

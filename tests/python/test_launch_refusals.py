@@ -1,6 +1,6 @@
 """Open MPI's usual refusals to start, as the `tessera` commands report them:
 one sentence with the flag to add, instead of a banner cut mid-sentence
-(python/tessera/launch.py mpiexec_refusal; demo, overhead, formats and tune
+(python/tessera/bench/launch.py mpiexec_refusal; demo, overhead, formats and tune
 all report through it). The banners are Open MPI 4.1's, as printed here."""
 import os
 import shutil
