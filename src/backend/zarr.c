@@ -26,15 +26,12 @@
  *
  * Atomic: the store is built under the sink's temporary name and renamed into
  * place by the API layer like any file. A store already at the final name is
- * moved aside (`<path>.replaced.tessera-tmp`, which `tessera clean` removes
- * if a crash leaves it) only when the new one is complete; anything else at
- * the final name is refused at create. This backend removes its own trees
- * (the temporary after a failure, a stale one before a create): the tier's
- * name functions remove files and flat log directories, not nested stores. */
-#include <dirent.h>
+ * renamed to a trash name only when the new one is complete, and removed in
+ * the background (zarr_fs.h); anything else at the final name is refused at
+ * create. This backend removes its own trees (the temporary after a failure,
+ * a stale one before a create): the tier's name functions remove files and
+ * flat log directories, not nested stores. */
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +45,11 @@
 #include "backend/backend_errors.h"
 #include "backend/sink.h" /* TSR__TMP_SUFFIX */
 #include "backend/zarr_codec.h"
+#include "backend/zarr_fs.h"
 #include "backend/zarr_meta.h"
 #include "backend/zarr_read.h"
 
 #define LIB "Zarr"
-#define REPLACED ".replaced" TSR__TMP_SUFFIX
 /* Room for any name in a store: its path (at most ZMAXPATH), a variable name
  * and a chunk key of TSR_MAX_DIMS + 1 coordinates. */
 #define ZMAXPATH 3700
@@ -98,68 +95,6 @@ struct tsr__bfile {
   char lastdir[ZPATH]; /* the chunk directory made last */
   tsr__zreader *rd;    /* a store open for reading (zarr_read.c); NULL when writing */
 };
-
-/* ---- the file system ---- */
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(p) != 0 && errno != ENOENT ? -1 : 0;
-}
-
-/* Remove @p path whatever it is: a store with its subdirectories, a file, a
- * link (never what it points to: FTW_PHYS). 0 when nothing has the name. */
-static int rm_tree(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0) return errno == ENOENT ? 0 : -1;
-  if (!S_ISDIR(sb.st_mode)) return unlink(path);
-  return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A directory that holds a Zarr store (its zarr.json), or an empty one:
- * what create may replace at the final name. */
-static int replaceable(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0) return errno == ENOENT;
-  if (!S_ISDIR(sb.st_mode)) return 0;
-  char doc[ZPATH];
-  snprintf(doc, sizeof doc, "%s/zarr.json", path);
-  if (lstat(doc, &sb) == 0) return S_ISREG(sb.st_mode);
-  DIR *d = opendir(path);
-  struct dirent *e;
-  int empty = d != NULL;
-  while (d && (e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
-  if (d) closedir(d);
-  return empty;
-}
-
-static int write_file(const char *path, const void *buf, size_t n, tsr__berr *err) {
-  errno = 0;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-  int bad = fd < 0;
-  for (const char *p = buf; !bad && n > 0;) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      bad = 1;
-      break;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  int e = errno;
-  if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
-  if (!bad) return 0;
-  return tsr__berr_plain(err, tsr__berr_from_errno(e), LIB, "writing %s: %s", path, strerror(e));
-}
-
-static int make_dir(const char *path, tsr__berr *err) {
-  if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-  int e = errno;
-  return tsr__berr_plain(err, tsr__berr_from_errno(e), LIB, "cannot create %s: %s", path,
-                         strerror(e));
-}
 
 /* ---- create ---- */
 
@@ -259,11 +194,14 @@ static int refuse(tsr__bfile *bf, const tsr__schema *s, const tsr__hints *h, tsr
 /* Rank 0 lays the store out: a fresh temporary (what a killed run left is
  * removed), the root group's document, a directory per array. */
 static int make_store(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
-  if (bf->final && !replaceable(bf->final))
+  if (bf->final && !tsr__zarr_replaceable(bf->final))
     return tsr__berr_plain(err, TSR_EACCES, LIB, "%s exists and is not a Zarr store; remove it "
                            "or write elsewhere", bf->final);
+  /* What killed runs left (a temporary, trash) goes in the background. */
   errno = 0;
-  if (rm_tree(bf->path) != 0 || mkdir(bf->path, 0777) != 0)
+  if (bf->final) tsr__zarr_sweep(bf->final);
+  if (tsr__zarr_retire(bf->path, bf->final ? bf->final : bf->path) != 0 ||
+      mkdir(bf->path, 0777) != 0)
     return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot create %s: %s",
                            bf->path, strerror(errno));
   tsr__zjson j = {0};
@@ -271,13 +209,14 @@ static int make_store(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
   int rc = tsr__zarr_group_json(s, &j);
   snprintf(p, sizeof p, "%s/zarr.json", bf->path);
   if (rc) rc = tsr__berr_plain(err, rc, LIB, "out of memory (%s)", p);
-  else rc = write_file(p, j.s, j.len, err);
+  else rc = tsr__zarr_write_file(p, j.s, j.len, err);
   tsr__zjson_free(&j);
   for (int v = 0; v < s->nvars && !rc; v++) {
     snprintf(p, sizeof p, "%s/%s", bf->path, s->vars[v].name);
-    rc = make_dir(p, err);
+    rc = tsr__zarr_make_dir(p, err);
     snprintf(p, sizeof p, "%s/%s/c", bf->path, s->vars[v].name);
-    if (!rc && s->vars[v].ndims > 0) rc = make_dir(p, err); /* a scalar's one chunk is c */
+    if (!rc && s->vars[v].ndims > 0) /* a scalar's one chunk is c */
+      rc = tsr__zarr_make_dir(p, err);
   }
   if (!rc && tsr__schema_pack(s, &bf->schema, &bf->schema_len))
     rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
@@ -325,7 +264,7 @@ static int tsr__zarr_create(MPI_Comm comm, const char *path, const tsr__schema *
   /* Rank 0's store exists before any writer writes a chunk into it. */
   rc = agree(bf, rc, "creating", err);
   if (rc) {
-    if (bf->rank == 0) rm_tree(path); /* our temporary, whatever of it was made */
+    if (bf->rank == 0) tsr__zarr_rm_tree(path); /* our temporary, whatever of it was made */
     free_file(bf);
     return rc;
   }
@@ -400,13 +339,14 @@ static int write_chunk(tsr__bfile *bf, zframe *f, int64_t ci, tsr__berr *err) {
   if (!rc && ncoord > 1 && strcmp(p, bf->lastdir) != 0) {
     for (char *s = p + strlen(bf->path) + strlen(v->name) + 3; !rc && (s = strchr(s, '/')); s++) {
       *s = '\0';
-      rc = make_dir(p, err);
+      rc = tsr__zarr_make_dir(p, err);
       *s = '/';
     }
-    if (!rc && !(rc = make_dir(p, err))) snprintf(bf->lastdir, sizeof bf->lastdir, "%s", p);
+    if (!rc && !(rc = tsr__zarr_make_dir(p, err)))
+      snprintf(bf->lastdir, sizeof bf->lastdir, "%s", p);
   }
   if (ncoord > 0) snprintf(p + w, sizeof p - (size_t)w, "/%lld", (long long)key[ncoord - 1]);
-  if (!rc) rc = write_file(p, bytes, len, err);
+  if (!rc) rc = tsr__zarr_write_file(p, bytes, len, err);
   bf->pending -= (int64_t)n;
   free(c->data);
   free(c);
@@ -532,7 +472,7 @@ static int tsr__zarr_flush(tsr__bfile *bf, tsr__berr *err) {
 
 /* Rank 0, once every writer is done: each array's document with the agreed
  * record length, then the store that had the final name (if any) moved
- * aside and removed, so the rename that follows puts the new one there. */
+ * aside to a trash name, so the rename that follows puts the new one there. */
 static int finish_store(tsr__bfile *bf, tsr__berr *err) {
   tsr__schema s;
   tsr__schema_init(&s);
@@ -555,19 +495,15 @@ static int finish_store(tsr__bfile *bf, tsr__berr *err) {
     if (tsr__zarr_array_json(&s, v, bf->nrec, chunk, codec, &j))
       rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
     snprintf(p, sizeof p, "%s/%s/zarr.json", bf->path, s.vars[v].name);
-    if (!rc) rc = write_file(p, j.s, j.len, err);
+    if (!rc) rc = tsr__zarr_write_file(p, j.s, j.len, err);
     tsr__zjson_free(&j);
   }
   tsr__schema_free(&s);
-  struct stat sb;
-  if (!rc && bf->final && lstat(bf->final, &sb) == 0) {
-    snprintf(p, sizeof p, "%s%s", bf->final, REPLACED);
-    errno = 0;
-    if (rm_tree(p) != 0 || rename(bf->final, p) != 0)
-      return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot move the old store "
-                             "%s aside: %s", bf->final, strerror(errno));
-    rm_tree(p);
-  }
+  /* The old store leaves the name in one rename; its files go in the
+   * background (zarr_fs.h), off the model's path. */
+  if (!rc && bf->final && tsr__zarr_retire(bf->final, bf->final) != 0)
+    return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot move the old store "
+                           "%s aside: %s", bf->final, strerror(errno));
   return rc;
 }
 
@@ -595,7 +531,7 @@ static int tsr__zarr_close(tsr__bfile *bf, tsr__berr *err) {
   rc = agree(bf, rc, "closing", err);
   /* A failed store goes now: the API layer's removal takes files and flat
    * directories only. */
-  if (rc && bf->rank == 0) rm_tree(bf->path);
+  if (rc && bf->rank == 0) tsr__zarr_rm_tree(bf->path);
   free_file(bf);
   return rc;
 }
@@ -608,7 +544,7 @@ static void tsr__zarr_abort(tsr__bfile *bf, const char *path) {
   }
   /* Removed once every writer has stopped writing into it. */
   if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
-  if (bf->rank == 0) rm_tree(path ? path : bf->path);
+  if (bf->rank == 0) tsr__zarr_rm_tree(path ? path : bf->path);
   if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
   free_file(bf);
 }

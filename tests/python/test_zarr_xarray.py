@@ -283,6 +283,29 @@ def test_killed_run_leaves_no_store(tmp_path):
     assert not list(out.glob("*.tessera-*"))
 
 
+def test_trash_removed_not_followed(tmp_path):
+    """A replaced store's trash name (`<store>.tessera-old-<pid>-<n>`) that a
+    killed run left is removed by the next run of the same name, without
+    following a link in it; `tessera clean` removes one too."""
+    out = tmp_path / "z"
+    run_bench(1, out, "strategy=serial:format=zarr")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("mine")
+    trash = out / (NAMES[0] + ".tessera-old-999999-1")
+    shutil.copytree(out / NAMES[0], trash)
+    (trash / "T" / "link").symlink_to(outside, target_is_directory=True)
+    (out / (NAMES[1] + ".tessera-old-999999-2")).symlink_to(outside)
+    run_bench(1, out, "strategy=serial:format=zarr")
+    assert sorted(p.name for p in out.iterdir()) == NAMES
+    assert (outside / "keep").read_text() == "mine"
+    shutil.copytree(out / NAMES[0], trash)
+    r = subprocess.run([sys.executable, "-m", "tessera", "clean", str(out)], check=True,
+                       capture_output=True, text=True, timeout=60, env=env())
+    assert f"removed {trash}" in r.stdout, r.stdout
+    assert sorted(p.name for p in out.iterdir()) == NAMES
+
+
 def tree(store):
     return {p.relative_to(store): p.read_bytes() for p in sorted(store.rglob("*")) if p.is_file()}
 
