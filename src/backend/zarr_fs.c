@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define LIB "Zarr"
@@ -95,6 +97,11 @@ static struct {
 
 static void *remover(void *arg) {
   (void)arg;
+  /* The removal yields to the model's ranks when the cores are busy (on
+   * Linux, nice applies to one thread); where it cannot, it runs as is. */
+#ifdef __linux__
+  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#endif
   pthread_mutex_lock(&bg.mu);
   for (;;) {
     while (bg.n == 0 && !bg.quit) pthread_cond_wait(&bg.cv, &bg.mu);
