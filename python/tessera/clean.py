@@ -6,7 +6,10 @@ only when it is complete, and holds an advisory lock on `<path>.tessera-lock`
 while the file is open (docs/architecture.md, "Files appear atomically"). A
 job that was killed leaves these two kinds of files and nothing under a final
 name. This command removes them, except where a running job still holds the
-lock of the same path: its temporary is being written now.
+lock of the same path: its temporary is being written now. It also removes
+the trash names `<path>.tessera-old-<pid>-<n>` under which a Zarr store that
+a run replaced waits for its background removal (docs/zarr.md); a killed run
+can leave one. Nothing reads a trash name, so it goes even while a job runs.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from .stage.protocol import clear_name
 
 TMP_SUFFIX = ".tessera-tmp"
 LOCK_SUFFIX = ".tessera-lock"
+TRASH_INFIX = ".tessera-old-"  # src/backend/zarr_fs.h: a replaced store being removed
 
 
 def lock_held(lock_path: str) -> bool:
@@ -42,16 +46,21 @@ def final_path(name: str) -> str:
     for suffix in (TMP_SUFFIX, LOCK_SUFFIX):
         if name.endswith(suffix):
             return name[: -len(suffix)]
+    if TRASH_INFIX in name:
+        return name[: name.rindex(TRASH_INFIX)]
     return name
 
 
 def leftovers(directory: str) -> list[tuple[str, bool]]:
-    """(path, in use) for every temporary and lock file in directory."""
+    """(path, in use) for every temporary, lock file and trash name in directory."""
     out = []
     for entry in sorted(os.listdir(directory)):
+        path = os.path.join(directory, entry)
+        if TRASH_INFIX in entry and not entry.endswith((TMP_SUFFIX, LOCK_SUFFIX)):
+            out.append((path, False))
+            continue
         if not entry.endswith((TMP_SUFFIX, LOCK_SUFFIX)):
             continue
-        path = os.path.join(directory, entry)
         base = final_path(path)
         candidates = [base + LOCK_SUFFIX]
         head, _, tail = base.rpartition(".")

@@ -11,6 +11,8 @@
  * appended as chunks and the record length is written into the documents at
  * close. Codecs: `bytes` (little-endian), then `zstd` (zstd=, libzstd) or
  * `gzip` (deflate=, zlib); no lossy codec, so values come back exactly.
+ * With shards= the unit a writer assembles is a shard, which zarr_shard.c
+ * cuts into inner chunks encoded as plain chunks are (`sharding_indexed`).
  *
  * Writers hold whole chunks. Like grib2, the backend says `whole_levels`:
  * serial writes everything from one rank; aggregate's writers and a server
@@ -26,15 +28,12 @@
  *
  * Atomic: the store is built under the sink's temporary name and renamed into
  * place by the API layer like any file. A store already at the final name is
- * moved aside (`<path>.replaced.tessera-tmp`, which `tessera clean` removes
- * if a crash leaves it) only when the new one is complete; anything else at
- * the final name is refused at create. This backend removes its own trees
- * (the temporary after a failure, a stale one before a create): the tier's
- * name functions remove files and flat log directories, not nested stores. */
-#include <dirent.h>
+ * renamed to a trash name only when the new one is complete, and removed in
+ * the background (zarr_fs.h); anything else at the final name is refused at
+ * create. This backend removes its own trees (the temporary after a failure,
+ * a stale one before a create): the tier's name functions remove files and
+ * flat log directories, not nested stores. */
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +47,12 @@
 #include "backend/backend_errors.h"
 #include "backend/sink.h" /* TSR__TMP_SUFFIX */
 #include "backend/zarr_codec.h"
+#include "backend/zarr_fs.h"
 #include "backend/zarr_meta.h"
 #include "backend/zarr_read.h"
+#include "backend/zarr_shard.h"
 
 #define LIB "Zarr"
-#define REPLACED ".replaced" TSR__TMP_SUFFIX
 /* Room for any name in a store: its path (at most ZMAXPATH), a variable name
  * and a chunk key of TSR_MAX_DIMS + 1 coordinates. */
 #define ZMAXPATH 3700
@@ -72,9 +72,11 @@ typedef struct { /* the chunks of one variable at one frame in progress */
 
 typedef struct {
   int nd;                      /* non-record dimensions */
-  int64_t chunk[TSR_MAX_DIMS]; /* their chunk lengths */
-  int64_t grid[TSR_MAX_DIMS];  /* chunks along each */
+  int64_t chunk[TSR_MAX_DIMS]; /* their lengths in what a writer assembles: a chunk, or a shard */
+  int64_t grid[TSR_MAX_DIMS];  /* chunks (shards) along each */
   int64_t nchunks, celems;
+  int sharded;                 /* 1: each chunk above is a shard of inner chunks */
+  int64_t inner[TSR_MAX_DIMS]; /* the inner chunk's lengths (= chunk when not sharded) */
   unsigned char fill[8];
 } zvar;
 
@@ -93,73 +95,12 @@ struct tsr__bfile {
   int64_t pending, nrec;
   unsigned char *out; /* compressed chunk */
   size_t outcap;
+  tsr__zbuf shard; /* a shard's file being put together */
   void *scratch;
   size_t scratch_cap;
   char lastdir[ZPATH]; /* the chunk directory made last */
   tsr__zreader *rd;    /* a store open for reading (zarr_read.c); NULL when writing */
 };
-
-/* ---- the file system ---- */
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(p) != 0 && errno != ENOENT ? -1 : 0;
-}
-
-/* Remove @p path whatever it is: a store with its subdirectories, a file, a
- * link (never what it points to: FTW_PHYS). 0 when nothing has the name. */
-static int rm_tree(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0) return errno == ENOENT ? 0 : -1;
-  if (!S_ISDIR(sb.st_mode)) return unlink(path);
-  return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A directory that holds a Zarr store (its zarr.json), or an empty one:
- * what create may replace at the final name. */
-static int replaceable(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0) return errno == ENOENT;
-  if (!S_ISDIR(sb.st_mode)) return 0;
-  char doc[ZPATH];
-  snprintf(doc, sizeof doc, "%s/zarr.json", path);
-  if (lstat(doc, &sb) == 0) return S_ISREG(sb.st_mode);
-  DIR *d = opendir(path);
-  struct dirent *e;
-  int empty = d != NULL;
-  while (d && (e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
-  if (d) closedir(d);
-  return empty;
-}
-
-static int write_file(const char *path, const void *buf, size_t n, tsr__berr *err) {
-  errno = 0;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-  int bad = fd < 0;
-  for (const char *p = buf; !bad && n > 0;) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      bad = 1;
-      break;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  int e = errno;
-  if (fd >= 0 && close(fd) != 0 && !bad) bad = 1, e = errno;
-  if (!bad) return 0;
-  return tsr__berr_plain(err, tsr__berr_from_errno(e), LIB, "writing %s: %s", path, strerror(e));
-}
-
-static int make_dir(const char *path, tsr__berr *err) {
-  if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-  int e = errno;
-  return tsr__berr_plain(err, tsr__berr_from_errno(e), LIB, "cannot create %s: %s", path,
-                         strerror(e));
-}
 
 /* ---- create ---- */
 
@@ -173,6 +114,7 @@ static void free_file(tsr__bfile *bf) {
   }
   free(bf->fr);
   free(bf->out);
+  free(bf->shard.p);
   free(bf->scratch);
   free(bf->schema);
   free(bf->z);
@@ -183,38 +125,87 @@ static void free_file(tsr__bfile *bf) {
   free(bf);
 }
 
+/* A length of @p c (chunks= or shards=) for dimension @p i of @p nd, counted
+ * from the end; @p dflt where @p c gives none (auto, or fewer lengths). */
+static int64_t hint_len(const tsr__chunks *c, int i, int nd, int64_t len, int64_t dflt) {
+  int from_end = nd - 1 - i;
+  if (c->n == TSR__CHUNKS_CONTIGUOUS) return len;
+  if (c->n > 0 && from_end < c->n) return c->len[c->n - 1 - from_end];
+  return dflt;
+}
+
+/* Shard lengths of variable @p v from shards=, each a multiple of the inner
+ * chunk's (Zarr's rule); a shard as long as the dimension or longer is the
+ * whole dimension, rounded up to whole inner chunks. An array whose shard
+ * would hold one inner chunk stays unsharded: the index would only add bytes. */
+static int shard_shape(tsr__bfile *bf, int v, const tsr__hints *h, tsr__berr *err) {
+  const tsr__bvar *bv = &bf->vars[v];
+  zvar *z = &bf->z[v];
+  int64_t shard[TSR_MAX_DIMS], ninner = 1;
+  for (int i = 0; i < bv->nd && h->shards.n != 0; i++) {
+    int64_t len = bv->shape[i], in = z->inner[i];
+    int64_t want = hint_len(&h->shards, i, bv->nd, len, in), whole = (len + in - 1) / in * in;
+    if (want >= len) want = whole > in ? whole : in;
+    else if (want % in != 0)
+      return tsr__berr_plain(err, TSR_EHINT, LIB,
+                             "shards=: %s: a shard of %lld along dimension %d is no multiple of "
+                             "its chunk length %lld; a shard holds whole chunks",
+                             bv->name, (long long)want, i, (long long)in);
+    if (bf->nwriters > 1 && bv->nd - 1 - i >= 2 && want > 1)
+      return tsr__berr_plain(err, TSR_EHINT, LIB,
+                             "shards=: %s would get shards %lld levels deep, but each of the "
+                             "%d writers holds whole horizontal levels, so a shard must be one "
+                             "level deep (give at most two shard lengths, or one writer)",
+                             bv->name, (long long)want, bf->nwriters);
+    shard[i] = want;
+    ninner *= want / in;
+  }
+  if (h->shards.n == 0 || ninner < 2) return 0;
+  z->sharded = 1;
+  z->nchunks = z->celems = 1;
+  for (int i = 0; i < bv->nd; i++) {
+    z->chunk[i] = shard[i];
+    z->grid[i] = bv->shape[i] > 0 ? (bv->shape[i] + shard[i] - 1) / shard[i] : 0;
+    z->nchunks *= z->grid[i];
+    z->celems *= shard[i];
+  }
+  return 0;
+}
+
 /* Chunk lengths of variable @p v's non-record dimensions: chunks= for the
  * last ones, else one horizontal level (the last two whole, the others 1);
- * with several writers, who hold whole levels, one level deep. */
+ * with several writers, who hold whole levels, one level deep. Then the
+ * shards that group them, if asked for: the writers assemble shards. */
 static int chunk_shape(tsr__bfile *bf, const tsr__schema *s, int v, const tsr__hints *h,
                        tsr__berr *err) {
   const tsr__bvar *bv = &bf->vars[v];
   zvar *z = &bf->z[v];
-  const tsr__chunks *c = &h->chunks;
   z->nd = bv->nd;
   z->nchunks = z->celems = 1;
   for (int i = 0; i < bv->nd; i++) {
-    int64_t len = bv->shape[i], want, from_end = bv->nd - 1 - i;
-    if (c->n == TSR__CHUNKS_CONTIGUOUS) want = len;
-    else if (c->n > 0) want = from_end < c->n ? c->len[c->n - 1 - from_end] : 1;
-    else want = from_end < 2 ? len : 1;
+    int64_t len = bv->shape[i];
+    int64_t want = hint_len(&h->chunks, i, bv->nd, len, bv->nd - 1 - i < 2 ? len : 1);
+    if (h->chunks.n > 0 && bv->nd - 1 - i >= h->chunks.n) want = 1;
     if (want > len) want = len;
     if (want < 1) want = 1;
-    if (bf->nwriters > 1 && from_end >= 2 && want > 1)
+    if (bf->nwriters > 1 && bv->nd - 1 - i >= 2 && want > 1)
       return tsr__berr_plain(err, TSR_EHINT, LIB,
                              "chunks=: %s would get chunks %lld levels deep, but each of the "
                              "%d writers holds whole horizontal levels, so a chunk must be one "
                              "level deep (give at most two chunk lengths, or one writer)",
                              bv->name, (long long)want, bf->nwriters);
-    z->chunk[i] = want;
+    z->chunk[i] = z->inner[i] = want;
     z->grid[i] = len > 0 ? (len + want - 1) / want : 0;
     z->nchunks *= z->grid[i];
     z->celems *= want;
   }
+  int rc = shard_shape(bf, v, h, err);
+  if (rc) return rc;
   if ((double)z->celems * (double)bv->esize > 2147483647.0)
-    return tsr__berr_plain(err, TSR_EHINT, LIB, "a chunk of %s would hold %.0f bytes, more than "
-                           "2 GiB; give smaller chunks=", bv->name,
-                           (double)z->celems * (double)bv->esize);
+    return tsr__berr_plain(err, TSR_EHINT, LIB, "a %s of %s would hold %.0f bytes, more than "
+                           "2 GiB; give smaller %s", z->sharded ? "shard" : "chunk", bv->name,
+                           (double)z->celems * (double)bv->esize,
+                           z->sharded ? "shards=" : "chunks=");
   tsr__var_fill(s, v, z->fill);
   return 0;
 }
@@ -259,11 +250,14 @@ static int refuse(tsr__bfile *bf, const tsr__schema *s, const tsr__hints *h, tsr
 /* Rank 0 lays the store out: a fresh temporary (what a killed run left is
  * removed), the root group's document, a directory per array. */
 static int make_store(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
-  if (bf->final && !replaceable(bf->final))
+  if (bf->final && !tsr__zarr_replaceable(bf->final))
     return tsr__berr_plain(err, TSR_EACCES, LIB, "%s exists and is not a Zarr store; remove it "
                            "or write elsewhere", bf->final);
+  /* What killed runs left (a temporary, trash) goes in the background. */
   errno = 0;
-  if (rm_tree(bf->path) != 0 || mkdir(bf->path, 0777) != 0)
+  if (bf->final) tsr__zarr_sweep(bf->final);
+  if (tsr__zarr_retire(bf->path, bf->final ? bf->final : bf->path) != 0 ||
+      mkdir(bf->path, 0777) != 0)
     return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot create %s: %s",
                            bf->path, strerror(errno));
   tsr__zjson j = {0};
@@ -271,13 +265,14 @@ static int make_store(tsr__bfile *bf, const tsr__schema *s, tsr__berr *err) {
   int rc = tsr__zarr_group_json(s, &j);
   snprintf(p, sizeof p, "%s/zarr.json", bf->path);
   if (rc) rc = tsr__berr_plain(err, rc, LIB, "out of memory (%s)", p);
-  else rc = write_file(p, j.s, j.len, err);
+  else rc = tsr__zarr_write_file(p, j.s, j.len, err);
   tsr__zjson_free(&j);
   for (int v = 0; v < s->nvars && !rc; v++) {
     snprintf(p, sizeof p, "%s/%s", bf->path, s->vars[v].name);
-    rc = make_dir(p, err);
+    rc = tsr__zarr_make_dir(p, err);
     snprintf(p, sizeof p, "%s/%s/c", bf->path, s->vars[v].name);
-    if (!rc && s->vars[v].ndims > 0) rc = make_dir(p, err); /* a scalar's one chunk is c */
+    if (!rc && s->vars[v].ndims > 0) /* a scalar's one chunk is c */
+      rc = tsr__zarr_make_dir(p, err);
   }
   if (!rc && tsr__schema_pack(s, &bf->schema, &bf->schema_len))
     rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
@@ -325,7 +320,7 @@ static int tsr__zarr_create(MPI_Comm comm, const char *path, const tsr__schema *
   /* Rank 0's store exists before any writer writes a chunk into it. */
   rc = agree(bf, rc, "creating", err);
   if (rc) {
-    if (bf->rank == 0) rm_tree(path); /* our temporary, whatever of it was made */
+    if (bf->rank == 0) tsr__zarr_rm_tree(path); /* our temporary, whatever of it was made */
     free_file(bf);
     return rc;
   }
@@ -366,24 +361,61 @@ static int squeeze(tsr__bfile *bf, const void *src, size_t n, size_t *len, tsr__
                                               bf->path);
 }
 
-/* Encode chunk @p ci of @p f (little-endian bytes, then the compressor) and
- * write it as <var>/c/<t>/<k>/<j>/<i>; the chunk is freed either way. */
+/* What encode() needs besides the chunk (tsr__zarr_encode_fn's context). */
+typedef struct {
+  tsr__bfile *bf;
+  size_t esize;
+  tsr__berr *err;
+} zenc;
+
+/* One chunk's codecs: little-endian bytes (swapped in place on a big-endian
+ * host), then the compressor into bf->out. The one encoding of plain chunks
+ * and of a shard's inner chunks. */
+static int encode(void *ctx, unsigned char *data, size_t n, const void **bytes, size_t *len) {
+  const zenc *e = ctx;
+  const uint16_t one = 1;
+  if (*(const unsigned char *)&one == 0 && e->esize > 1) /* a big-endian host */
+    for (size_t i = 0; i < n; i += e->esize)
+      for (size_t a = 0, b = e->esize - 1; a < b; a++, b--) {
+        unsigned char t = data[i + a];
+        data[i + a] = data[i + b], data[i + b] = t;
+      }
+  *bytes = data;
+  *len = n;
+  if (e->bf->zstd <= 0 && e->bf->deflate <= 0) return 0;
+  int rc = squeeze(e->bf, data, n, len, e->err);
+  *bytes = e->bf->out; /* after squeeze, which may move it */
+  return rc;
+}
+
+/* Encode chunk (or shard) @p ci of @p f and write it as
+ * <var>/c/<t>/<k>/<j>/<i>; the chunk is freed either way. */
 static int write_chunk(tsr__bfile *bf, zframe *f, int64_t ci, tsr__berr *err) {
   const tsr__bvar *v = &bf->vars[f->varid];
   const zvar *z = &bf->z[f->varid];
   zchunk *c = f->c[ci];
   size_t n = (size_t)z->celems * v->esize;
-  const uint16_t one = 1;
-  if (*(const unsigned char *)&one == 0 && v->esize > 1) /* a big-endian host */
-    for (size_t i = 0; i < n; i += v->esize)
-      for (size_t a = 0, b = v->esize - 1; a < b; a++, b--) {
-        unsigned char t = c->data[i + a];
-        c->data[i + a] = c->data[i + b], c->data[i + b] = t;
-      }
-  const void *bytes = c->data;
-  size_t len = n;
-  int rc = bf->zstd > 0 || bf->deflate > 0 ? squeeze(bf, c->data, n, &len, err) : 0;
-  if (bf->zstd > 0 || bf->deflate > 0) bytes = bf->out;
+  const void *bytes = NULL;
+  size_t len = 0;
+  zenc e = {bf, v->esize, err};
+  int rc;
+  if (z->sharded) {
+    /* Points of this shard inside the array: inner chunks past the edge
+     * get no data, only their index entries. */
+    int64_t inside[TSR_MAX_DIMS], rest = ci;
+    for (int i = z->nd - 1; i >= 0; i--) {
+      int64_t left = v->shape[i] - rest % z->grid[i] * z->chunk[i];
+      inside[i] = left < z->chunk[i] ? left : z->chunk[i];
+      rest /= z->grid[i];
+    }
+    rc = tsr__zarr_shard_encode(c->data, v->esize, z->nd, z->chunk, z->inner, inside, encode, &e,
+                                &bf->shard);
+    if (rc == TSR_ENOMEM)
+      rc = tsr__berr_plain(err, rc, LIB, "no memory for a shard of %s (%s)", v->name, bf->path);
+    bytes = bf->shard.p, len = bf->shard.len;
+  } else {
+    rc = encode(&e, c->data, n, &bytes, &len);
+  }
   /* The key: the chunk's coordinates, record first, slowest first; the
    * directories above the last one made once (the writer moves along them). */
   int64_t key[TSR_MAX_DIMS + 1], rest = ci;
@@ -400,13 +432,14 @@ static int write_chunk(tsr__bfile *bf, zframe *f, int64_t ci, tsr__berr *err) {
   if (!rc && ncoord > 1 && strcmp(p, bf->lastdir) != 0) {
     for (char *s = p + strlen(bf->path) + strlen(v->name) + 3; !rc && (s = strchr(s, '/')); s++) {
       *s = '\0';
-      rc = make_dir(p, err);
+      rc = tsr__zarr_make_dir(p, err);
       *s = '/';
     }
-    if (!rc && !(rc = make_dir(p, err))) snprintf(bf->lastdir, sizeof bf->lastdir, "%s", p);
+    if (!rc && !(rc = tsr__zarr_make_dir(p, err)))
+      snprintf(bf->lastdir, sizeof bf->lastdir, "%s", p);
   }
   if (ncoord > 0) snprintf(p + w, sizeof p - (size_t)w, "/%lld", (long long)key[ncoord - 1]);
-  if (!rc) rc = write_file(p, bytes, len, err);
+  if (!rc) rc = tsr__zarr_write_file(p, bytes, len, err);
   bf->pending -= (int64_t)n;
   free(c->data);
   free(c);
@@ -532,7 +565,7 @@ static int tsr__zarr_flush(tsr__bfile *bf, tsr__berr *err) {
 
 /* Rank 0, once every writer is done: each array's document with the agreed
  * record length, then the store that had the final name (if any) moved
- * aside and removed, so the rename that follows puts the new one there. */
+ * aside to a trash name, so the rename that follows puts the new one there. */
 static int finish_store(tsr__bfile *bf, tsr__berr *err) {
   tsr__schema s;
   tsr__schema_init(&s);
@@ -547,27 +580,24 @@ static int finish_store(tsr__bfile *bf, tsr__berr *err) {
     snprintf(codec, sizeof codec, "{\"name\": \"gzip\", \"configuration\": {\"level\": %d}}",
              bf->deflate);
   for (int v = 0; v < s.nvars && !rc; v++) {
-    int64_t chunk[TSR_MAX_DIMS];
+    int64_t chunk[TSR_MAX_DIMS], inner[TSR_MAX_DIMS];
     int first = s.vars[v].is_record ? 1 : 0;
-    chunk[0] = 1;
-    for (int i = 0; i < bf->z[v].nd; i++) chunk[first + i] = bf->z[v].chunk[i];
+    chunk[0] = inner[0] = 1;
+    for (int i = 0; i < bf->z[v].nd; i++)
+      chunk[first + i] = bf->z[v].chunk[i], inner[first + i] = bf->z[v].inner[i];
     tsr__zjson j = {0};
-    if (tsr__zarr_array_json(&s, v, bf->nrec, chunk, codec, &j))
+    if (tsr__zarr_array_json(&s, v, bf->nrec, chunk, bf->z[v].sharded ? inner : NULL, codec, &j))
       rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
     snprintf(p, sizeof p, "%s/%s/zarr.json", bf->path, s.vars[v].name);
-    if (!rc) rc = write_file(p, j.s, j.len, err);
+    if (!rc) rc = tsr__zarr_write_file(p, j.s, j.len, err);
     tsr__zjson_free(&j);
   }
   tsr__schema_free(&s);
-  struct stat sb;
-  if (!rc && bf->final && lstat(bf->final, &sb) == 0) {
-    snprintf(p, sizeof p, "%s%s", bf->final, REPLACED);
-    errno = 0;
-    if (rm_tree(p) != 0 || rename(bf->final, p) != 0)
-      return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot move the old store "
-                             "%s aside: %s", bf->final, strerror(errno));
-    rm_tree(p);
-  }
+  /* The old store leaves the name in one rename; its files go in the
+   * background (zarr_fs.h), off the model's path. */
+  if (!rc && bf->final && tsr__zarr_retire(bf->final, bf->final) != 0)
+    return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot move the old store "
+                           "%s aside: %s", bf->final, strerror(errno));
   return rc;
 }
 
@@ -595,7 +625,7 @@ static int tsr__zarr_close(tsr__bfile *bf, tsr__berr *err) {
   rc = agree(bf, rc, "closing", err);
   /* A failed store goes now: the API layer's removal takes files and flat
    * directories only. */
-  if (rc && bf->rank == 0) rm_tree(bf->path);
+  if (rc && bf->rank == 0) tsr__zarr_rm_tree(bf->path);
   free_file(bf);
   return rc;
 }
@@ -608,7 +638,7 @@ static void tsr__zarr_abort(tsr__bfile *bf, const char *path) {
   }
   /* Removed once every writer has stopped writing into it. */
   if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
-  if (bf->rank == 0) rm_tree(path ? path : bf->path);
+  if (bf->rank == 0) tsr__zarr_rm_tree(path ? path : bf->path);
   if (bf->comm != MPI_COMM_NULL) MPI_Barrier(bf->comm);
   free_file(bf);
 }

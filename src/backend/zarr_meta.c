@@ -262,8 +262,20 @@ int tsr__zarr_group_json(const tsr__schema *s, tsr__zjson *out) {
   return out->oom ? TSR_ENOMEM : 0;
 }
 
+/* The chunk codecs: little-endian bytes (one-byte types take no endian),
+ * then the compressor, if any. */
+static void chunk_codecs(tsr__zjson *out, tsr_type t, const char *compressor) {
+  raw(out, "[{\"name\": \"bytes\"");
+  raw(out, tsr__type_size(t) > 1 ? ", \"configuration\": {\"endian\": \"little\"}}" : "}");
+  if (compressor[0]) {
+    raw(out, ", ");
+    raw(out, compressor);
+  }
+  raw(out, "]");
+}
+
 int tsr__zarr_array_json(const tsr__schema *s, int v, int64_t nrec, const int64_t chunk[],
-                         const char *compressor, tsr__zjson *out) {
+                         const int64_t inner[], const char *compressor, tsr__zjson *out) {
   const tsr__var *var = &s->vars[v];
   raw(out, "{\n  \"zarr_format\": 3,\n  \"node_type\": \"array\",\n  \"shape\": [");
   for (int i = 0; i < var->ndims; i++) {
@@ -280,14 +292,20 @@ int tsr__zarr_array_json(const tsr__schema *s, int v, int64_t nrec, const int64_
   tsr__var_fill(s, v, fill);
   if (var->type == TSR_CHAR) base64(out, fill, fill[0] ? 1 : 0);
   else num(out, var->type, fill, 0);
-  /* Little-endian bytes; one-byte types take no endian. */
-  raw(out, ",\n  \"codecs\": [{\"name\": \"bytes\"");
-  raw(out, tsr__type_size(var->type) > 1 ? ", \"configuration\": {\"endian\": \"little\"}}" : "}");
-  if (compressor[0]) {
-    raw(out, ", ");
-    raw(out, compressor);
+  raw(out, ",\n  \"codecs\": ");
+  if (inner) {
+    /* A shard: the chunk grid's chunks above are shards of these inner
+     * chunks; the index is little-endian bytes at the end, no crc32c. */
+    raw(out, "[{\"name\": \"sharding_indexed\", \"configuration\": {\"chunk_shape\": [");
+    for (int i = 0; i < var->ndims; i++) fmt(out, "%s%lld", i ? ", " : "", (long long)inner[i]);
+    raw(out, "], \"codecs\": ");
+    chunk_codecs(out, var->type, compressor);
+    raw(out, ", \"index_codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": "
+             "\"little\"}}], \"index_location\": \"end\"}}]");
+  } else {
+    chunk_codecs(out, var->type, compressor);
   }
-  raw(out, "],\n  \"attributes\": ");
+  raw(out, ",\n  \"attributes\": ");
   attributes(out, var->atts, var->natts);
   raw(out, ",\n  \"dimension_names\": [");
   for (int i = 0; i < var->ndims; i++) {

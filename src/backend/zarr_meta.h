@@ -37,10 +37,11 @@ const char *tsr__zarr_dtype(tsr_type t);
 int tsr__zarr_group_json(const tsr__schema *s, tsr__zjson *out);
 
 /* Variable @p v's document. @p nrec: length of the record dimension;
- * @p chunk: chunk lengths of every dimension (record first); @p compressor:
- * the JSON object of the codec after `bytes` ("" for none). Returns 0 or
- * TSR_ENOMEM. */
+ * @p chunk: chunk lengths of every dimension (record first), the shard's
+ * when @p inner is not NULL: then the codec is `sharding_indexed` with inner
+ * chunks of @p inner; @p compressor: the JSON object of the codec after
+ * `bytes` ("" for none). Returns 0 or TSR_ENOMEM. */
 int tsr__zarr_array_json(const tsr__schema *s, int v, int64_t nrec, const int64_t chunk[],
-                         const char *compressor, tsr__zjson *out);
+                         const int64_t inner[], const char *compressor, tsr__zjson *out);
 
 #endif

@@ -27,6 +27,7 @@
 #include "backend/zarr_codec.h"
 #include "backend/zarr_json.h"
 #include "backend/zarr_meta.h"
+#include "backend/zarr_shard.h"
 
 #define LIB "Zarr"
 #define RPATH 4400
@@ -35,10 +36,12 @@ enum { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
 
 typedef struct {
   int nd;                      /* every dimension, record included */
-  int64_t chunk[TSR_MAX_DIMS]; /* chunk lengths */
+  int64_t chunk[TSR_MAX_DIMS]; /* chunk lengths (a sharded array's inner chunks) */
   int64_t grid[TSR_MAX_DIMS];  /* chunks along each (record: unused) */
   int64_t celems;
   int codec, swap;
+  int sharded, index_end, index_crc; /* sharding_indexed: where its index is */
+  int64_t per[TSR_MAX_DIMS];         /* inner chunks per shard along each */
   char sep;
   unsigned char fill[8];
 } rvar;
@@ -53,6 +56,9 @@ struct tsr__zreader {
   size_t rawcap, chunkcap;
   int cvar; /* the decoded chunk: variable (-1: none), its key */
   int64_t ckey[TSR_MAX_DIMS];
+  int svar; /* the shard file in raw: variable (-1: none, or raw holds a chunk), its key */
+  int64_t skey[TSR_MAX_DIMS];
+  size_t slen; /* its bytes (0: no file, every inner chunk the fill value) */
   void *scratch;
   size_t scratch_cap;
   const tsr__zj *atypes; /* the layout's attribute_types, while describing */
@@ -261,6 +267,56 @@ static int int_list(const tsr__zj *l, int64_t *out, int max) {
   return l->nkids;
 }
 
+/* A chunk's codec list: `bytes` (either endian), then gzip or zstd or
+ * nothing. 0, or -1 for a list this reader cannot decode. */
+static int chunk_codecs(rvar *z, const tsr__zj *codecs, tsr_type t) {
+  if (!codecs || codecs->type != TSR__ZJ_ARR || codecs->nkids < 1 || codecs->nkids > 2) return -1;
+  for (int i = 0; i < codecs->nkids; i++) {
+    const tsr__zj *cn = tsr__zj_get(&codecs->kids[i], "name");
+    const tsr__zj *en = tsr__zj_get(tsr__zj_get(&codecs->kids[i], "configuration"), "endian");
+    if (!cn || cn->type != TSR__ZJ_STR) return -1;
+    if (i == 0 && !strcmp(cn->str, "bytes")) {
+      const uint16_t one = 1;
+      int big_host = *(const unsigned char *)&one == 0;
+      int big = en && en->type == TSR__ZJ_STR && !strcmp(en->str, "big");
+      z->swap = big != big_host && tsr__type_size(t) > 1;
+    } else if (i == 1 && !strcmp(cn->str, "gzip")) z->codec = CODEC_GZIP;
+    else if (i == 1 && !strcmp(cn->str, "zstd") && tsr__zarr_zstd_built()) z->codec = CODEC_ZSTD;
+    else return -1;
+  }
+  return 0;
+}
+
+/* sharding_indexed's configuration @p conf for shards of @p shard (@p nd
+ * lengths): inner chunks that divide the shard, their codecs as
+ * chunk_codecs takes them, an index of little-endian bytes (on a
+ * big-endian host too: the index is read byte by byte) with or without a
+ * crc32c (not verified), at the end or the start. 0, or -1. */
+static int shard_codec(rvar *z, const tsr__zj *conf, tsr_type t, const int64_t shard[], int nd) {
+  int64_t inner[TSR_MAX_DIMS];
+  if (int_list(tsr__zj_get(conf, "chunk_shape"), inner, TSR_MAX_DIMS) != nd) return -1;
+  for (int i = 0; i < nd; i++) {
+    if (inner[i] < 1 || shard[i] % inner[i] != 0) return -1;
+    z->per[i] = shard[i] / inner[i];
+  }
+  if (chunk_codecs(z, tsr__zj_get(conf, "codecs"), t)) return -1;
+  const tsr__zj *ic = tsr__zj_get(conf, "index_codecs"), *loc = tsr__zj_get(conf, "index_location");
+  if (!ic || ic->type != TSR__ZJ_ARR || ic->nkids < 1 || ic->nkids > 2) return -1;
+  const tsr__zj *b = tsr__zj_get(&ic->kids[0], "name");
+  const tsr__zj *en = tsr__zj_get(tsr__zj_get(&ic->kids[0], "configuration"), "endian");
+  const tsr__zj *c = ic->nkids == 2 ? tsr__zj_get(&ic->kids[1], "name") : NULL;
+  if (!b || b->type != TSR__ZJ_STR || strcmp(b->str, "bytes") ||
+      (en && (en->type != TSR__ZJ_STR || strcmp(en->str, "little"))) ||
+      (ic->nkids == 2 && (!c || c->type != TSR__ZJ_STR || strcmp(c->str, "crc32c"))))
+    return -1;
+  if (loc && (loc->type != TSR__ZJ_STR || (strcmp(loc->str, "end") && strcmp(loc->str, "start"))))
+    return -1;
+  z->sharded = 1;
+  z->index_crc = ic->nkids == 2;
+  z->index_end = !loc || !strcmp(loc->str, "end");
+  return 0;
+}
+
 /* Array @p name: added to @p s (or left out, *vid -1) with its chunking in @p z. */
 static int add_array(tsr__zreader *r, tsr__schema *s, const char *name, int have_layout,
                      tsr__berr *err) {
@@ -289,20 +345,11 @@ static int add_array(tsr__zreader *r, tsr__schema *s, const char *name, int have
                     TSR_MAX_DIMS) == nd &&
            (!ck || (ckn && ckn->type == TSR__ZJ_STR && !strcmp(ckn->str, "default"))) && dn &&
            dn->type == TSR__ZJ_ARR && dn->nkids == nd && codecs && codecs->type == TSR__ZJ_ARR;
-  for (int i = 0; ok && i < codecs->nkids; i++) {
-    const tsr__zj *cn = tsr__zj_get(&codecs->kids[i], "name");
-    const tsr__zj *en = tsr__zj_get(tsr__zj_get(&codecs->kids[i], "configuration"), "endian");
-    if (!cn || cn->type != TSR__ZJ_STR) ok = 0;
-    else if (i == 0 && !strcmp(cn->str, "bytes")) {
-      const uint16_t one = 1;
-      int big_host = *(const unsigned char *)&one == 0;
-      int big = en && en->type == TSR__ZJ_STR && !strcmp(en->str, "big");
-      z.swap = big != big_host && tsr__type_size(t) > 1;
-    } else if (i == 1 && codecs->nkids == 2 && !strcmp(cn->str, "gzip")) z.codec = CODEC_GZIP;
-    else if (i == 1 && codecs->nkids == 2 && !strcmp(cn->str, "zstd") && tsr__zarr_zstd_built())
-      z.codec = CODEC_ZSTD;
-    else ok = 0;
-  }
+  const tsr__zj *c0 = ok && codecs->nkids == 1 ? tsr__zj_get(&codecs->kids[0], "name") : NULL;
+  if (c0 && c0->type == TSR__ZJ_STR && !strcmp(c0->str, "sharding_indexed"))
+    ok = !shard_codec(&z, tsr__zj_get(&codecs->kids[0], "configuration"), t, chunk, nd);
+  else if (ok)
+    ok = !chunk_codecs(&z, codecs, t);
   int dimids[TSR_MAX_DIMS];
   for (int i = 0; ok && i < nd; i++) {
     if (dn->kids[i].type != TSR__ZJ_STR || chunk[i] < 1) {
@@ -312,7 +359,8 @@ static int add_array(tsr__zreader *r, tsr__schema *s, const char *name, int have
     dimids[i] = dim_id(s, dn->kids[i].str, shape[i], !have_layout);
     if (dimids[i] < 0) ok = 0;
     else if (s->dims[dimids[i]].len == TSR_UNLIMITED) {
-      if (i > 0 || chunk[0] != 1) ok = 0; /* the record dimension first, a frame a chunk */
+        /* the record dimension first, a frame a chunk (a shard) */
+      if (i > 0 || chunk[0] != 1 || (z.sharded && z.per[0] != 1)) ok = 0;
     } else if (s->dims[dimids[i]].len != shape[i]) {
       ok = 0;
     }
@@ -325,6 +373,7 @@ static int add_array(tsr__zreader *r, tsr__schema *s, const char *name, int have
     z.nd = nd;
     z.celems = 1;
     for (int i = 0; i < nd; i++) {
+      if (z.sharded) chunk[i] /= z.per[i]; /* the inner chunk */
       z.chunk[i] = chunk[i];
       z.grid[i] = (shape[i] + chunk[i] - 1) / chunk[i];
       z.celems *= chunk[i];
@@ -444,7 +493,7 @@ int tsr__zarr_read_open(const char *path, tsr__schema *s, tsr__zreader **out, ts
     return rc;
   }
   r->nvars = s->nvars;
-  r->cvar = -1;
+  r->cvar = r->svar = -1;
   *out = r;
   return 0;
 }
@@ -462,6 +511,53 @@ void tsr__zarr_read_free(tsr__zreader *r) {
 
 int64_t tsr__zarr_read_records(const tsr__zreader *r) { return r->nrec; }
 
+/* The encoded bytes of chunk @p key of @p varid (*raw NULL: no data, the
+ * fill value), read into r->raw; @p p gets the file's path. A sharded
+ * array's shard file is read once and kept while its inner chunks are
+ * read one after the other. */
+static int chunk_bytes(tsr__zreader *r, int varid, const int64_t key[], char p[RPATH],
+                       const unsigned char **raw, size_t *len, tsr__berr *err) {
+  const rvar *z = &r->z[varid];
+  int64_t file[TSR_MAX_DIMS], pos = 0, ninner = 1;
+  for (int i = 0; i < z->nd; i++) {
+    int64_t per = z->sharded ? z->per[i] : 1;
+    file[i] = key[i] / per;
+    pos = pos * per + key[i] % per;
+    ninner *= per;
+  }
+  int w = snprintf(p, RPATH, "%s/%s/c", r->path, r->vars[varid].name);
+  for (int i = 0; i < z->nd; i++)
+    w += snprintf(p + w, RPATH - (size_t)w, "%c%lld", z->sep, (long long)file[i]);
+  int kept = z->sharded && r->svar == varid &&
+             !memcmp(r->skey, file, sizeof(int64_t) * (size_t)z->nd);
+  if (!kept) {
+    r->svar = -1;
+    if (read_whole(p, &r->raw, &r->rawcap, &r->slen)) {
+      if (errno != ENOENT)
+        return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot read %s: %s", p,
+                               strerror(errno));
+      r->slen = 0;
+      *raw = NULL;
+      if (!z->sharded) return 0;
+    }
+    if (z->sharded) {
+      r->svar = varid;
+      memcpy(r->skey, file, sizeof(int64_t) * (size_t)z->nd);
+    }
+  }
+  *raw = r->raw, *len = r->slen;
+  if (!z->sharded) return 0;
+  if (r->slen == 0) return *raw = NULL, 0; /* no shard file */
+  uint64_t off, n;
+  int at = tsr__zarr_shard_find(r->raw, r->slen, ninner, pos, z->index_end, z->index_crc, &off, &n);
+  if (at < 0)
+    return tsr__berr_plain(err, TSR_EFORMAT, LIB, "%s: a shard index that does not fit its %zu "
+                           "bytes", p, r->slen);
+  if (at > 0) return *raw = NULL, 0;
+  *raw = r->raw + off, *len = (size_t)n;
+  return 0;
+}
+
 /* Chunk @p key (every dimension's chunk coordinate) of @p varid decoded into
  * r->chunk: little-endian values in C order, the fill value where no file. */
 static int load_chunk(tsr__zreader *r, int varid, const int64_t key[], tsr__berr *err) {
@@ -475,29 +571,26 @@ static int load_chunk(tsr__zreader *r, int varid, const int64_t key[], tsr__berr
     r->chunk = p, r->chunkcap = n;
   }
   char p[RPATH];
-  int w = snprintf(p, sizeof p, "%s/%s/c", r->path, r->vars[varid].name);
-  for (int i = 0; i < z->nd; i++)
-    w += snprintf(p + w, sizeof p - (size_t)w, "%c%lld", z->sep, (long long)key[i]);
+  const unsigned char *raw = NULL;
   size_t len = 0;
-  if (read_whole(p, &r->raw, &r->rawcap, &len)) {
-    if (errno != ENOENT)
-      return tsr__berr_plain(err, tsr__berr_from_errno(errno), LIB, "cannot read %s: %s", p,
-                             strerror(errno));
+  int rc = chunk_bytes(r, varid, key, p, &raw, &len, err);
+  if (rc) return rc;
+  if (!raw) {
     for (size_t i = 0; i < n; i += es) memcpy(r->chunk + i, z->fill, es);
   } else if (z->codec == CODEC_NONE) {
     if (len != n)
       return tsr__berr_plain(err, TSR_EFORMAT, LIB, "%s: %zu bytes, expected %zu", p, len, n);
-    memcpy(r->chunk, r->raw, n);
+    memcpy(r->chunk, raw, n);
   } else if (z->codec == CODEC_ZSTD) {
     char why[128];
-    if (tsr__zarr_unzstd(r->raw, len, r->chunk, n, why, sizeof why))
+    if (tsr__zarr_unzstd(raw, len, r->chunk, n, why, sizeof why))
       return tsr__berr_plain(err, TSR_EFORMAT, LIB, "%s: zstd: %s", p, why);
   } else {
     z_stream s;
     memset(&s, 0, sizeof s);
     if (inflateInit2(&s, 15 + 32) != Z_OK)
       return tsr__berr_plain(err, TSR_ENOMEM, LIB, "zlib: inflateInit2 failed (%s)", p);
-    s.next_in = r->raw;
+    s.next_in = (Bytef *)raw;
     s.avail_in = (uInt)len;
     s.next_out = r->chunk;
     s.avail_out = (uInt)n;

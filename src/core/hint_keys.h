@@ -52,6 +52,7 @@
   X(quantize,            QUANTIZE,           quantize,                tsr__quantize,  CODEC,  &tsr__hint_quantize, 0, {0})   \
   X(zstd,                ZSTD,               zstd,                    int,            CHOICE, zstd_choices,       0, 0)      \
   X(chunks,              CHUNKS,             chunks,                  tsr__chunks,    CODEC,  &tsr__hint_chunks,  0, {0})    \
+  X(shards,              SHARDS,             shards,                  tsr__chunks,    CODEC,  &tsr__hint_shards,  0, {0})    \
   /* grib_bits: 0 (not given) = 16 bits per value. */                                                  \
   X(grib_bits,           GRIB_BITS,          grib_bits,               int,            INT,    1,                  0, 0)      \
   X(grib_packing,        GRIB_PACKING,       grib_packing_ccsds,      int,            CHOICE, packing_choices,    0, 0)      \

@@ -110,6 +110,14 @@ const tsr__hint_codec tsr__hint_chunks = {
     "auto, contiguous or chunk lengths of the last dimensions such as 1x64x64 (up to 8, each >= 1)",
     0};
 
+/* shards= (format=zarr) takes chunks='s form, as zarr-python's
+ * create_array(shards=) mirrors its chunks=: auto is no sharding. */
+const tsr__hint_codec tsr__hint_shards = {
+    chunks_parse, chunks_format,
+    "auto (no shards), contiguous (one shard per frame) or shard lengths of the last dimensions "
+    "such as 4x64x64 (up to 8, each >= 1, multiples of the chunk lengths)",
+    0};
+
 /* concentrators=per_node | N (N >= 1 model ranks per concentrator); 0 and
  * anything else are errors (no concentrators is the hint left out). */
 static int conc_parse(const char *text, void *field) {

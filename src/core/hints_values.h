@@ -20,6 +20,7 @@ typedef struct {
 
 extern const tsr__hint_codec tsr__hint_quantize; /* field: tsr__quantize */
 extern const tsr__hint_codec tsr__hint_chunks;   /* field: tsr__chunks */
+extern const tsr__hint_codec tsr__hint_shards;   /* field: tsr__chunks */
 extern const tsr__hint_codec tsr__hint_reduce;        /* field: tsr__reduce (core/reduce_spec.h) */
 extern const tsr__hint_codec tsr__hint_reduce_prefix; /* field: tsr__hint_name */
 extern const tsr__hint_codec tsr__hint_concentrators; /* field: int (-1 per_node, N >= 1) */

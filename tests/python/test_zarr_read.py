@@ -1,6 +1,6 @@
 """format=zarr read back by Tessera (tsr_open on a store): the benchmark writes
 the same case twice, `format=cdf2` and `format=zarr` (serial; aggregate with
-two writers; servers with two tasks; no codec, gzip, zstd), and
+two writers; servers with two tasks; no codec, gzip, zstd; sharded), and
 tests/formats/test_zarr_read reads every value of every variable and frame of
 each store through tsr_open's read strategies (serial, aggregate, direct) and
 compares it with the NetCDF file, with names, types, dimensions and
@@ -66,6 +66,10 @@ def reference(tmp_path_factory):
     ("strategy=aggregate:aggregators=2", ":deflate=1"),
     ("strategy=servers:io_groups=1:io_tasks=2", ":zstd=1"),
     ("strategy=serial:chunks=3x10x7", ":deflate=4"),  # edge chunks, chunks 3 levels deep
+    # Shards: 2 x 2 inner chunks of 11 x 16, inner chunks past the edges with
+    # no data; 4 levels of one-level chunks a shard.
+    ("strategy=aggregate:aggregators=2:chunks=11x16:shards=22x32", ":zstd=1"),
+    ("strategy=serial:shards=4x100x100", ""),
 ])
 def test_every_value_of_a_store_reads_back(tmp_path, reference, writer, codec):
     # servers take two of the ranks: the model runs on the other three, as

@@ -4,7 +4,8 @@ and xarray exactly as the same run's classic NetCDF file reads.
 The benchmark runs twice with the same ranks, decomposition and steps (so the
 same fields): once `format=cdf2`, once `format=zarr`, through each strategy
 that gives writers whole chunks (serial; aggregate with one writer and with
-two; servers with one and two tasks), with and without a compressor. Every
+two; servers with one and two tasks), with and without a compressor, with
+and without shards (the sharding_indexed codec). Every
 store must open with zarr-python (zarr_format=3: node types, dimension_names,
 the codecs asked for) and with `xarray.open_zarr(..., consolidated=False)`,
 and show the NetCDF file's variables, dimension names, attributes, global
@@ -83,6 +84,17 @@ CASES = [
     ("strategy=aggregate:aggregators=3", 6, ":deflate=1", "gzip"),
     ("strategy=servers:io_groups=1:io_tasks=2", 5, ":zstd=1", "zstd"),
     ("strategy=servers:io_groups=2:io_tasks=1", 6, "", None),
+    # Sharded (sharding_indexed; the shard index has no crc32c): shards
+    # several levels deep with one writer, one level deep with several; 12 x
+    # 16 inner chunks leave edge chunks, and inner chunks past the staggered
+    # edge (33 = 2 x 16 + 1) that have no data, only index entries.
+    ("strategy=serial:shards=4x100x100", 1, "", None),  # 100: the whole dimension
+    ("strategy=serial:chunks=12x16:shards=2x24x32", 3, ":zstd=3", "zstd"),
+    ("strategy=aggregate:aggregators=1:shards=contiguous", 2, ":zstd=1", "zstd"),
+    ("strategy=aggregate:aggregators=2:chunks=12x16:shards=24x32", 4, "", None),
+    ("strategy=aggregate:aggregators=3:chunks=12x16:shards=24x48", 6, ":zstd=1", "zstd"),
+    ("strategy=servers:io_groups=1:io_tasks=2:chunks=12x16:shards=24x32", 5, ":zstd=3", "zstd"),
+    ("strategy=servers:io_groups=1:io_tasks=1:shards=contiguous", 3, "", None),
 ]
 
 
@@ -92,7 +104,27 @@ def same_attr(a, b):
     return np.array_equal(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
 
 
-def check_zarr_python(store, codec):
+def check_codecs(name, meta, codec, sharded):
+    """The codecs asked for; with shards=, sharding_indexed around them in the
+    arrays whose shard holds more than one inner chunk (T always here), its
+    index little-endian bytes at the end, no crc32c."""
+    codecs = meta["codecs"]
+    if codecs[0]["name"] == "sharding_indexed":
+        assert sharded, name
+        conf = codecs[0]["configuration"]
+        assert conf["index_codecs"] == [{"name": "bytes", "configuration": {"endian": "little"}}]
+        assert conf["index_location"] == "end"
+        shard = meta["chunk_grid"]["configuration"]["chunk_shape"]
+        assert all(s % c == 0 for s, c in zip(shard, conf["chunk_shape"])), name
+        assert np.prod(shard) > np.prod(conf["chunk_shape"]), name
+        codecs = conf["codecs"]
+    else:
+        assert not sharded or name != "T", (name, codecs)
+    names = [c["name"] for c in codecs]
+    assert names == ["bytes"] + ([codec] if codec else []), (name, names)
+
+
+def check_zarr_python(store, codec, sharded=False):
     """The store as zarr-python sees it: a v3 group of arrays, each with
     dimension_names and the codecs asked for."""
     root = zarr.open_group(str(store), mode="r", zarr_format=3)
@@ -104,15 +136,14 @@ def check_zarr_python(store, codec):
         meta = json.loads((store / name / "zarr.json").read_text())
         assert meta["node_type"] == "array" and meta["chunk_grid"]["name"] == "regular"
         assert len(meta["dimension_names"]) == arr.ndim
-        names = [c["name"] for c in meta["codecs"]]
-        assert names == ["bytes"] + ([codec] if codec else []), (name, names)
+        check_codecs(name, meta, codec, sharded)
         if arr.ndim and meta["dimension_names"][0] == "Time":
             assert meta["chunk_grid"]["configuration"]["chunk_shape"][0] == 1
     return arrays
 
 
-def compare(nc_path, store, codec):
-    arrays = check_zarr_python(store, codec)
+def compare(nc_path, store, codec, sharded=False):
+    arrays = check_zarr_python(store, codec, sharded)
     with xr.open_dataset(nc_path) as ref, \
             xr.open_zarr(str(store), consolidated=False, zarr_format=3) as got:
         assert set(got.variables) == set(ref.variables)
@@ -150,7 +181,7 @@ def test_zarr_reads_as_netcdf(tmp_path, strategy, np_, codec_hint, codec):
     got = run_bench(np_, tmp_path / "zarr", f"{strategy}:format=zarr{codec_hint}")
     for nc_path, store in zip(ref, got):
         assert store.is_dir() and (store / "zarr.json").is_file()
-        compare(nc_path, store, codec)
+        compare(nc_path, store, codec, "shards=" in strategy)
     assert not list((tmp_path / "zarr").glob("*.tessera-*"))
 
 
@@ -183,6 +214,27 @@ def test_refused_at_create(tmp_path, hints, np_, words):
                        timeout=120, env=env())
     assert r.returncode != 0
     assert "TSR_EHINT" in r.stderr and words in r.stderr, r.stderr
+    assert not out.exists() or not list(out.iterdir())
+
+
+@pytest.mark.parametrize("hints,np_,message", [
+    ("strategy=aggregate:aggregators=2:format=zarr:shards=2x100x100", 2,
+     "Zarr: shards=: U would get shards 2 levels deep, but each of the 2 writers holds whole "
+     "horizontal levels, so a shard must be one level deep (give at most two shard lengths, or "
+     "one writer)"),
+    ("strategy=serial:format=zarr:chunks=10x10:shards=15x20", 1,
+     "Zarr: shards=: XLAT: a shard of 15 along dimension 0 is no multiple of its chunk length "
+     "10; a shard holds whole chunks"),
+])
+def test_bad_shard_shape_refused(tmp_path, hints, np_, message):
+    """A shard shape the strategy's writers cannot hold whole, or one that is
+    no whole number of chunks: TSR_EHINT at create with this message, and
+    nothing is left."""
+    out = tmp_path / "z"
+    r = subprocess.run(bench_cmd(np_, out, hints), capture_output=True, text=True,
+                       timeout=120, env=env())
+    assert r.returncode != 0
+    assert "TSR_EHINT" in r.stderr and message in r.stderr, r.stderr
     assert not out.exists() or not list(out.iterdir())
 
 
@@ -281,6 +333,29 @@ def test_killed_run_leaves_no_store(tmp_path):
     subprocess.run([sys.executable, "-m", "tessera", "clean", str(out)], check=True,
                    timeout=60, env=env())
     assert not list(out.glob("*.tessera-*"))
+
+
+def test_trash_removed_not_followed(tmp_path):
+    """A replaced store's trash name (`<store>.tessera-old-<pid>-<n>`) that a
+    killed run left is removed by the next run of the same name, without
+    following a link in it; `tessera clean` removes one too."""
+    out = tmp_path / "z"
+    run_bench(1, out, "strategy=serial:format=zarr")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("mine")
+    trash = out / (NAMES[0] + ".tessera-old-999999-1")
+    shutil.copytree(out / NAMES[0], trash)
+    (trash / "T" / "link").symlink_to(outside, target_is_directory=True)
+    (out / (NAMES[1] + ".tessera-old-999999-2")).symlink_to(outside)
+    run_bench(1, out, "strategy=serial:format=zarr")
+    assert sorted(p.name for p in out.iterdir()) == NAMES
+    assert (outside / "keep").read_text() == "mine"
+    shutil.copytree(out / NAMES[0], trash)
+    r = subprocess.run([sys.executable, "-m", "tessera", "clean", str(out)], check=True,
+                       capture_output=True, text=True, timeout=60, env=env())
+    assert f"removed {trash}" in r.stdout, r.stdout
+    assert sorted(p.name for p in out.iterdir()) == NAMES
 
 
 def tree(store):
