@@ -14,7 +14,7 @@
 #ifndef TSR_STRATEGY_READ_COMMON_H
 #define TSR_STRATEGY_READ_COMMON_H
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "strategy/strategy.h"
 
 /* read_each.c: the steps of tsr__read_each, for read sides that read each

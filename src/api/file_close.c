@@ -4,7 +4,7 @@
  * temporaries are removed and nothing is renamed. One rule for every
  * strategy: the strategy's abort op is what removes, its close and finish
  * what completes and renames. */
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 
 /* The first failure of a data call, agreed: the codes were agreed when they

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 #include "core/stats_format.h"
 #include "core/mpiio_taken.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 #include "tier/drain.h"
 
