@@ -214,6 +214,13 @@ static int log_create(MPI_Comm comm, const char *path, const tsr__schema *s, con
   return TSR_EHINT;
 }
 
+/* A log stands for the backend that will write the file from it. */
+static int log_create_over(const tsr__backend_ops *below, MPI_Comm comm, const char *path,
+                           const tsr__schema *s, const tsr__hints *h, tsr__bfile **out,
+                           tsr__berr *err) {
+  return tsr__log_create(comm, path, s, h, below->name, out, err);
+}
+
 static int log_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
                            const int64_t count[], const void *buf, tsr__memview mem,
                            tsr__berr *err) {
@@ -411,6 +418,9 @@ const tsr__backend_ops tsr__backend_log = {
     .open = log_open,
     .read_block = log_read_block,
     .num_records = log_num_records,
+    .create_over = log_create_over,
+    .stacked = "stage_format=log",
+    .unstacked = "stage_format=native",
 };
 
 /* ---- for the converter (backend/log_convert.c) ---- */

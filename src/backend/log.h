@@ -38,8 +38,9 @@ typedef struct {
   int64_t count[TSR_MAX_DIMS];
 } tsr__log_entry;
 
-/* Reading and writing ops of a log. Writing starts with tsr__log_create (the
- * ops' own create refuses: a log always records a target backend). */
+/* Reading and writing ops of a log, a layout stacked over the file's backend:
+ * writing starts with create_over, which records that backend (tsr__log_create;
+ * the ops' own create refuses). The registry stacks it (tsr__backend_stack). */
 extern const tsr__backend_ops tsr__backend_log;
 
 /* Collective over @p comm (every writer of the file): rank 0 makes the
