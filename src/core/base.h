@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "core/agree.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "tessera.h"
 
 /* Record the message tsr_last_error() returns on this thread. */

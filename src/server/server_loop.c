@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "core/verbose.h"
 #include "server/server_state.h"
 #include "tier/drain.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/agree.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "core/stats.h"
 #include "tessera.h"
 
