@@ -208,6 +208,6 @@ int tsr__tp_post(const tsr__transport *tp, tsr__outbox *o, const void *msg, int6
                  int tag);
 /* Free the copies whose sends completed (@p wait: wait for all). */
 void tsr__tp_reap(const tsr__transport *tp, tsr__outbox *o, int wait);
-void tsr__outbox_free(tsr__outbox *o);
+void tsr__tp_outbox_free(tsr__outbox *o);
 
 #endif
