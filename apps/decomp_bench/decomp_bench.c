@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "plan/layout.h"
 
 extern const struct tsr__strategy_ops tsr__strategy_aggregate;

@@ -109,6 +109,17 @@ typedef struct tsr__backend_ops {
    * (PnetCDF takes the text before a ':' for a file-system prefix), so a
    * reader that named no backend gets another one. NULL: any path. */
   int (*can_open)(const char *path);
+
+  /* A layout stacked over the file's backend instead of a backend of its own
+   * (the log of stage_format=log, backend/log.h), as PnetCDF's burst-buffer
+   * driver wraps its MPI-IO driver. create_over makes @p path, from which
+   * @p below writes the file later, as create would; such a layout's plain
+   * create refuses. `stacked` and `unstacked` name the hints that choose it
+   * and not, for messages. NULL for a backend. */
+  int (*create_over)(const struct tsr__backend_ops *below, MPI_Comm comm, const char *path,
+                     const tsr__schema *s, const tsr__hints *h, tsr__bfile **out,
+                     tsr__berr *err);
+  const char *stacked, *unstacked;
 } tsr__backend_ops;
 
 /* ---- the registry (backend_registry.c): the only place that knows which
@@ -129,6 +140,12 @@ extern const tsr__choice tsr__format_choices[];
  * name is known but not built into this library (ops NULL), TSR_EHINT when the
  * name is unknown. */
 int tsr__backend_find(const char *name, const tsr__backend_ops **ops);
+/* The ops a created file's writers call: @p below itself, or in *io the
+ * layout the hints stack over it for a file written into a stage (@p staged:
+ * stage_format=log). TSR_EHINT, with the reason in @p err, when that layout
+ * cannot stand for @p below. */
+int tsr__backend_stack(const tsr__hints *h, int staged, const tsr__backend_ops *below,
+                       const tsr__backend_ops **io, tsr__berr *err);
 /* 1 when @p name (n bytes, not NUL-terminated) names a backend, built or not. */
 int tsr__backend_known(const char *name, size_t n);
 /* The name of the backend to write @p format (NC_FORMAT_* number, as in

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "core/verbose.h"
 
 int tsr__berr_from_errno(int e) {
   switch (e) {

@@ -90,6 +90,26 @@ int tsr__backend_known(const char *name, size_t n) {
   return 0;
 }
 
+/* The one layout that stacks over a backend: a staged file's writers append
+ * to logs that the drain converts (stage_format=log). A backend that cuts
+ * whole levels (grib2) needs its writers' order of flushes, which a log does
+ * not keep. */
+int tsr__backend_stack(const tsr__hints *h, int staged, const tsr__backend_ops *below,
+                       const tsr__backend_ops **io, tsr__berr *err) {
+  const tsr__backend_ops *over = &tsr__backend_log;
+  *io = below;
+  if (!staged || !h->stage_format_log) return 0;
+  if (below->whole_levels) {
+    if (err)
+      snprintf(err->message, sizeof err->message,
+               "%s cannot stand for backend '%s' (whole levels); use %s", over->stacked,
+               below->name, over->unstacked);
+    return TSR_EHINT;
+  }
+  *io = over;
+  return 0;
+}
+
 enum { SERIAL, PARALLEL, READ };
 
 static int rank_of(int i, int role) {

@@ -41,7 +41,7 @@
 #include "backend/backend_block.h"
 #include "backend/backend_errors.h"
 #include "backend/grib2_message.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "tier/safe_names.h"
 
 #define LIB "ecCodes"

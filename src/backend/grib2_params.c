@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backend/grib2_grid.h"
-#include "core/log.h"
+#include "core/verbose.h"
 
 /* WRF history fields with a WMO GRIB2 parameter (code table 4.2). WRF's T,
  * P and PH are perturbations; the messages hold the full fields, as WRF's

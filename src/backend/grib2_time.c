@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "core/verbose.h"
 
 /* Days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's
  * days_from_civil): exact for every year, WRF's idealised year 0001 included. */

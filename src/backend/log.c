@@ -168,8 +168,11 @@ static void writer_names(const char *dir, int rank, char **log, char **idx) {
   *idx = join(dir, n);
 }
 
-int tsr__log_create(MPI_Comm comm, const char *dir, const tsr__schema *s, const tsr__hints *h,
-                    const char *target, tsr__bfile **out, tsr__berr *err) {
+/* Collective over @p comm (every writer of the file): rank 0 makes the
+ * directory @p dir and writes the schema record naming @p target; every rank
+ * opens its own log and index. */
+static int open_writer(MPI_Comm comm, const char *dir, const tsr__schema *s, const tsr__hints *h,
+                       const char *target, tsr__bfile **out, tsr__berr *err) {
   int me = 0, rc = 0;
   *out = NULL;
   MPI_Comm_rank(comm, &me);
@@ -206,17 +209,24 @@ int tsr__log_create(MPI_Comm comm, const char *dir, const tsr__schema *s, const 
   return rc;
 }
 
-static int log_create(MPI_Comm comm, const char *path, const tsr__schema *s, const tsr__hints *h,
-                      tsr__bfile **out, tsr__berr *err) {
+static int tsr__log_create(MPI_Comm comm, const char *path, const tsr__schema *s,
+                           const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
   (void)comm, (void)s, (void)h, (void)out;
   if (err) snprintf(err->message, sizeof err->message,
                     "log: %s: a log is written only into a stage (stage_format=log)", path);
   return TSR_EHINT;
 }
 
-static int log_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
-                           const int64_t count[], const void *buf, tsr__memview mem,
-                           tsr__berr *err) {
+/* A log stands for the backend that will write the file from it. */
+static int tsr__log_create_over(const tsr__backend_ops *below, MPI_Comm comm, const char *path,
+                                const tsr__schema *s, const tsr__hints *h, tsr__bfile **out,
+                                tsr__berr *err) {
+  return open_writer(comm, path, s, h, below->name, out, err);
+}
+
+static int tsr__log_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                                const int64_t count[], const void *buf, tsr__memview mem,
+                                tsr__berr *err) {
   const tsr__bvar *v = NULL;
   int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, "log",
                             bf->dir, &v, err);
@@ -246,12 +256,12 @@ static int log_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64
   return rc;
 }
 
-static int log_flush(tsr__bfile *bf, tsr__berr *err) {
+static int tsr__log_flush(tsr__bfile *bf, tsr__berr *err) {
   (void)bf, (void)err; /* every block is in the log when write_block returns */
   return 0;
 }
 
-static int log_close(tsr__bfile *bf, tsr__berr *err) {
+static int tsr__log_close(tsr__bfile *bf, tsr__berr *err) {
   int rc = 0;
   if (bf->fd_log >= 0 && close(bf->fd_log) != 0) rc = os_fail(err, errno, "cannot close", bf->dir);
   if (bf->fd_idx >= 0 && close(bf->fd_idx) != 0 && !rc)
@@ -263,7 +273,7 @@ static int log_close(tsr__bfile *bf, tsr__berr *err) {
 
 /* Each writer removes its own log and index; the schema goes with rank 0;
  * whoever comes last removes the directory. */
-static void log_abort(tsr__bfile *bf, const char *path) {
+static void tsr__log_abort(tsr__bfile *bf, const char *path) {
   char *log = NULL, *idx = NULL;
   writer_names(bf->dir, bf->rank, &log, &idx);
   if (log) unlink(log);
@@ -314,8 +324,8 @@ static int load_index(tsr__bfile *bf, tsr__berr *err) {
   }
 }
 
-static int log_open(MPI_Comm comm, const char *path, const tsr__hints *h, tsr__schema *schema_out,
-                    tsr__bfile **out, tsr__berr *err) {
+static int tsr__log_open(MPI_Comm comm, const char *path, const tsr__hints *h,
+                         tsr__schema *schema_out, tsr__bfile **out, tsr__berr *err) {
   (void)comm, (void)h;
   *out = NULL;
   tsr__hints stored;
@@ -374,8 +384,9 @@ static int copy_overlap(const tsr__bfile *bf, int k, const int64_t start[], cons
   }
 }
 
-static int log_read_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
-                          const int64_t count[], void *buf, tsr__memview mem, tsr__berr *err) {
+static int tsr__log_read_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                               const int64_t count[], void *buf, tsr__memview mem,
+                               tsr__berr *err) {
   const tsr__bvar *v = NULL;
   int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, "log",
                             bf->dir, &v, err);
@@ -397,27 +408,30 @@ static int log_read_block(tsr__bfile *bf, int varid, int64_t frame, const int64_
   return rc;
 }
 
-static int64_t log_num_records(const tsr__bfile *bf) { return bf->nrecs; }
+static int64_t tsr__log_num_records(const tsr__bfile *bf) { return bf->nrecs; }
 
 const tsr__backend_ops tsr__backend_log = {
     .version = TSR__BACKEND_VERSION,
     .name = "log",
     .parallel = 0,
-    .create = log_create,
-    .write_block = log_write_block,
-    .flush = log_flush,
-    .close = log_close,
-    .abort = log_abort,
-    .open = log_open,
-    .read_block = log_read_block,
-    .num_records = log_num_records,
+    .create = tsr__log_create,
+    .write_block = tsr__log_write_block,
+    .flush = tsr__log_flush,
+    .close = tsr__log_close,
+    .abort = tsr__log_abort,
+    .open = tsr__log_open,
+    .read_block = tsr__log_read_block,
+    .num_records = tsr__log_num_records,
+    .create_over = tsr__log_create_over,
+    .stacked = "stage_format=log",
+    .unstacked = "stage_format=native",
 };
 
 /* ---- for the converter (backend/log_convert.c) ---- */
 
 int tsr__log_open_stored(const char *dir, char target[TSR__NAME_MAX], tsr__hints *h,
                          tsr__schema *s, tsr__bfile **out, tsr__berr *err) {
-  int rc = log_open(MPI_COMM_SELF, dir, NULL, s, out, err);
+  int rc = tsr__log_open(MPI_COMM_SELF, dir, NULL, s, out, err);
   if (rc) return rc;
   tsr__schema tmp;
   tsr__schema_init(&tmp);

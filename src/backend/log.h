@@ -38,15 +38,10 @@ typedef struct {
   int64_t count[TSR_MAX_DIMS];
 } tsr__log_entry;
 
-/* Reading and writing ops of a log. Writing starts with tsr__log_create (the
- * ops' own create refuses: a log always records a target backend). */
+/* Reading and writing ops of a log, a layout stacked over the file's backend:
+ * writing starts with create_over, which records that backend (the ops' own
+ * create refuses). The registry stacks it (tsr__backend_stack). */
 extern const tsr__backend_ops tsr__backend_log;
-
-/* Collective over @p comm (every writer of the file): rank 0 makes the
- * directory @p dir and writes the schema record naming @p target; every rank
- * opens its own log and index. */
-int tsr__log_create(MPI_Comm comm, const char *dir, const tsr__schema *s, const tsr__hints *h,
-                    const char *target, tsr__bfile **out, tsr__berr *err);
 
 /* 1 when @p path is a log directory (it holds a schema record with the magic). */
 int tsr__log_is_log(const char *path);

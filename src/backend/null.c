@@ -22,8 +22,8 @@ struct tsr__bfile {
 };
 static tsr__bfile null_file;
 
-static int null_create(MPI_Comm comm, const char *path, const tsr__schema *s,
-                       const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
+static int tsr__null_create(MPI_Comm comm, const char *path, const tsr__schema *s,
+                            const tsr__hints *h, tsr__bfile **out, tsr__berr *err) {
   (void)s;
   (void)err;
   /* The sink commits a file by renaming its temporary into place, which
@@ -50,9 +50,9 @@ static int null_create(MPI_Comm comm, const char *path, const tsr__schema *s,
   return 0;
 }
 
-static int null_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
-                            const int64_t count[], const void *buf, tsr__memview mem,
-                            tsr__berr *err) {
+static int tsr__null_write_block(tsr__bfile *bf, int varid, int64_t frame,
+                                 const int64_t start[], const int64_t count[], const void *buf,
+                                 tsr__memview mem, tsr__berr *err) {
   (void)varid;
   (void)frame;
   (void)start;
@@ -67,24 +67,24 @@ static int null_write_block(tsr__bfile *bf, int varid, int64_t frame, const int6
   return 0;
 }
 
-static int64_t null_pending_bytes(const tsr__bfile *bf) {
+static int64_t tsr__null_pending_bytes(const tsr__bfile *bf) {
   (void)bf;
   return 0;
 }
 
-static int null_flush(tsr__bfile *bf, tsr__berr *err) {
-  (void)bf;
-  (void)err;
-  return 0;
-}
-
-static int null_close(tsr__bfile *bf, tsr__berr *err) {
+static int tsr__null_flush(tsr__bfile *bf, tsr__berr *err) {
   (void)bf;
   (void)err;
   return 0;
 }
 
-static void null_abort(tsr__bfile *bf, const char *path) {
+static int tsr__null_close(tsr__bfile *bf, tsr__berr *err) {
+  (void)bf;
+  (void)err;
+  return 0;
+}
+
+static void tsr__null_abort(tsr__bfile *bf, const char *path) {
   (void)bf;
   (void)path;
 }
@@ -95,12 +95,12 @@ const tsr__backend_ops tsr__backend_null = {
     .version = TSR__BACKEND_VERSION,
     .name = "null",
     .parallel = 1,
-    .create = null_create,
-    .write_block = null_write_block,
-    .pending_bytes = null_pending_bytes,
-    .flush = null_flush,
-    .close = null_close,
-    .abort = null_abort,
+    .create = tsr__null_create,
+    .write_block = tsr__null_write_block,
+    .pending_bytes = tsr__null_pending_bytes,
+    .flush = tsr__null_flush,
+    .close = tsr__null_close,
+    .abort = tsr__null_abort,
     .file_info = NULL,
     .block_offset = NULL,
 };

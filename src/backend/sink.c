@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/log.h"
 #include "backend/sink_checksum.h"
 #include "core/agree.h"
 #include "tier/manifest.h"
@@ -20,15 +19,14 @@
 void tsr__sink_init(tsr__sink *s, const tsr__backend_ops *ops, const tsr__hints *h,
                     tsr__fstats *st, tsr__berr *berr) {
   memset(s, 0, sizeof *s);
-  s->ops = ops;
+  s->ops = s->below = ops;
   s->hints = h;
   s->st = st;
   s->berr = berr;
 }
 
 static void free_names(tsr__sink *s) {
-  if (s->target) s->ops = s->target; /* the next file decides afresh */
-  s->target = NULL;
+  s->ops = s->below; /* the next file decides afresh whether to stack */
   free(s->path);
   free(s->tmp_path);
   free(s->staged);
@@ -45,16 +43,18 @@ static int keep_path(tsr__sink *s, const char *path) {
 }
 
 /* checksum=: the file's sums go into its attributes at close, so its backend
- * must have them; a log's drain rewrites the file from the log, after the
- * writers are gone, so their sums could not reach it. */
+ * must have them; a stacked layout's drain rewrites the file from it (a log),
+ * after the writers are gone, so their sums could not reach it. */
 static int checksum_start(tsr__sink *s, MPI_Comm comm) {
-  const char *why = s->target ? "stage_format=log" : !s->ops->annotate ? s->ops->name : NULL;
+  const tsr__backend_ops *io = s->ops;
+  const char *why = io->stacked ? io->stacked : !io->annotate ? io->name : NULL;
   if (why) {
     if (s->berr)
       snprintf(s->berr->message, sizeof s->berr->message,
                "checksum=crc32 cannot be used with %s%s: the sums are kept in the file's "
-               "attributes at close (use backend netcdf, pnetcdf or netcdf4%s)",
-               s->target ? "" : "backend ", why, s->target ? ", stage_format=native" : "");
+               "attributes at close (use backend netcdf, pnetcdf or netcdf4%s%s)",
+               io->stacked ? "" : "backend ", why, io->stacked ? ", " : "",
+               io->stacked ? io->unstacked : "");
     return TSR_EHINT;
   }
   s->comm = comm;
@@ -82,25 +82,14 @@ int tsr__sink_create(tsr__sink *s, MPI_Comm comm, const char *path, const tsr__s
   MPI_Comm_rank(comm, &me);
   s->renamer = me == 0;
   s->schema = schema;
-  /* stage_format=log: the writers append to logs in the stage and the drain
-   * converts them with the backend chosen for the file (backend/log.h). A
-   * backend that cuts whole levels (grib2) needs its writers' order of
-   * flushes, which a log does not keep. */
-  if (s->staged && s->hints->stage_format_log && !s->target) {
-    if (s->ops->whole_levels) {
-      if (s->berr)
-        snprintf(s->berr->message, sizeof s->berr->message,
-                 "stage_format=log cannot stand for backend '%s' (whole levels); use "
-                 "stage_format=native", s->ops->name);
-      return TSR_EHINT;
-    }
-    s->target = s->ops;
-    s->ops = &tsr__backend_log;
-  }
+  /* A staged file may be written through a layout stacked over its backend
+   * (stage_format=log: logs that the drain converts with the backend). */
+  if ((rc = tsr__backend_stack(s->hints, s->staged != NULL, s->below, &s->ops, s->berr)))
+    return rc;
   if (s->hints->checksum && (rc = checksum_start(s, comm))) return rc;
   double t0 = MPI_Wtime();
-  rc = s->target
-           ? tsr__log_create(comm, s->tmp_path, schema, s->hints, s->target->name, &s->bf, s->berr)
+  rc = s->ops->create_over
+           ? s->ops->create_over(s->below, comm, s->tmp_path, schema, s->hints, &s->bf, s->berr)
            : s->ops->create(comm, s->tmp_path, schema, s->hints, &s->bf, s->berr);
   s->st->writer_s += MPI_Wtime() - t0;
   s->st->is_writer = 1;
@@ -116,14 +105,11 @@ int tsr__sink_open(tsr__sink *s, MPI_Comm comm, const char *path, tsr__schema *s
 
 int tsr__sink_is_open(const tsr__sink *s) { return s && s->bf != NULL; }
 
-/* A log writer behaves as the backend it stands for, so strategies decide alike. */
-static const tsr__backend_ops *behaves(const tsr__sink *s) {
-  return s->target ? s->target : s->ops;
-}
+/* A stacked layout behaves as the backend it stands for, so strategies decide
+ * alike. */
+int tsr__sink_parallel(const tsr__sink *s) { return s->below->parallel; }
 
-int tsr__sink_parallel(const tsr__sink *s) { return behaves(s)->parallel; }
-
-int tsr__sink_whole_levels(const tsr__sink *s) { return behaves(s)->whole_levels; }
+int tsr__sink_whole_levels(const tsr__sink *s) { return s->below->whole_levels; }
 
 static int64_t pending(const tsr__sink *s) {
   return s && s->bf && s->ops->pending_bytes ? s->ops->pending_bytes(s->bf) : 0;

@@ -25,8 +25,10 @@ typedef struct tsr__sink {
   int renamer;     /* create: 1 on the rank that renames at commit */
   char *staged;    /* create with stage_dir: the file's name in the stage (owned;
                       tmp_path is `<staged>.tessera-tmp`), NULL when written in place */
-  const tsr__backend_ops *target; /* stage_format=log: the backend the log stands for
-                                     (ops is then the log's); NULL otherwise */
+  /* The file's backend, whose capabilities strategies see. ops is the same
+   * or, once a staged file is created, a layout stacked over it (the log of
+   * stage_format=log: tsr__backend_stack), through which the writers go. */
+  const tsr__backend_ops *below;
   /* checksum= (backend/sink_checksum.h): the runs this writer summed, the
    * communicator of the file's writers (create's), and on the renamer the
    * manifest lines that close made and commit writes. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/auto_state.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "core/stats_format.h"
 
 static const char header[] = "tessera_auto_state 1\n";

@@ -2,7 +2,7 @@
  * message of the last failed call that left no handle behind. */
 #include <stdio.h>
 
-#include "core/internal.h"
+#include "core/base.h"
 
 static _Thread_local char last_error[512];
 

@@ -1,7 +1,7 @@
 /* Reusable buffers, kept for the life of a file. */
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "core/base.h"
 
 int tsr__grow(void **buf, int64_t *cap, int64_t need) {
   if (need <= *cap) return 0;

@@ -1,6 +1,6 @@
 /* Tessera's own hint keys, one line each: the single source of the fields of
  * tsr__hints and their TSR__H_* bits (core/hints.h), the parser's key table
- * (core/hints.c) and the defaults (core/hints_base.c); docs/hints.md has a
+ * (api/hints.c) and the defaults (core/hints_base.c); docs/hints.md has a
  * row per key, which tests/hints/test_hint_docs.c checks.
  *
  *   X(key, BIT, field, ctype, type, arg, mem, dflt)
@@ -10,7 +10,7 @@
  *   field  the member of tsr__hints that holds the value
  *   ctype  its C type: int, int64_t, tsr__hint_name (a registry name),
  *          tsr__hint_path, or a codec's struct (core/hints.h)
- *   type   how the value is parsed (core/hints.c): CHOICE (one of a table of
+ *   type   how the value is parsed (api/hints.c): CHOICE (one of a table of
  *          spellings), INT and SIZE (at least a minimum; sizes take k, m, g),
  *          NAME (a name of a registry), PATH (free text), CODEC (structured,
  *          parsed and printed by a codec of core/hints_values.h)

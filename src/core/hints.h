@@ -76,7 +76,7 @@ TSR__HINT_KEYS(TSR__HINT_BIT)
 
 /* One field per key of core/hint_keys.h (the meaning of each value is in
  * docs/hints.md; the numbers of a CHOICE key are its choice table's, in
- * core/hints.c), then the pass-through keys. */
+ * api/hints.c), then the pass-through keys. */
 typedef struct tsr__hints {
   uint64_t set; /* TSR__H_* bits of the fields given explicitly */
 #define TSR__HINT_FIELD(key, BIT, field, ctype, type, arg, mem, dflt) ctype field;

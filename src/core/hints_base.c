@@ -1,6 +1,6 @@
 /* The hint values every layer needs without the parser (contract in
  * core/hints.h): the defaults and the size syntax ("64m"). They sit below
- * everyone in a file of their own, apart from hints.c: the parser asks the
+ * everyone in a file of their own, apart from api/hints.c: the parser asks the
  * strategy, backend and transport registries whether a name exists, so it
  * is an API-level piece, while the registries, the servers' writer, the
  * statistics and the backends only need these two. */

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/internal.h"
+#include "core/base.h"
 #include "core/mpiio_taken.h"
 
 int tsr__info_get(MPI_Info info, const char *key, char *out, int outlen) {

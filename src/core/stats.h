@@ -80,7 +80,7 @@ typedef struct {
 const tsr__stats_env_t *tsr__stats_env(void);
 
 /* Call on every rank that created a backend file, right after the create
- * succeeded (src/core/hints_display.c). @p writers lists the model ranks that
+ * succeeded (src/api/hints_display.c). @p writers lists the model ranks that
  * write the file (NULL: ranks 0..nwriters-1); writers[0] is the first writer.
  * Not collective. Sets the alignment the statistics count against; on the
  * first writer, when statistics or TESSERA_HINTS_DISPLAY are on, records the

@@ -2,7 +2,7 @@
  * exchanges that feed its pieces, one per phase. Serial writes in phases (one
  * slab at a time, so the writer never holds more than one); aggregate and the
  * servers in one. Built once per (decomposition, layout, element size) by the
- * caller's cache (src/core/decomp_plans.c) and run once per put. */
+ * caller's cache (src/handle/decomp_plans.c) and run once per put. */
 #ifndef TSR_PLAN_PLAN_H
 #define TSR_PLAN_PLAN_H
 

@@ -1,6 +1,6 @@
 /* The narrow description of a decomposition the plan engine works on: the
  * global shape, every rank's tile, and this rank's tile inside its memory
- * box. The API layer's decompositions (src/core/decomp.c) build one; the plan
+ * box. The decomposition handles (src/handle/decomp.c) build one; the plan
  * engine knows nothing else about them. */
 #ifndef TSR_PLAN_TILES_H
 #define TSR_PLAN_TILES_H

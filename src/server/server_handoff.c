@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "server/server_client.h"
 
 /* Copy box @p x of the tile from the memory box into @p dst (laid out over

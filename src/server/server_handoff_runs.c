@@ -1,5 +1,5 @@
 /* Model side: hand a flat tile over to the servers. Index maps and box lists
- * reach the strategy as their canon (core/decomp_map.c): sorted, disjoint
+ * reach the strategy as their canon (handle/decomp_map.c): sorted, disjoint
  * runs of row-major indices with the buffer packed in run order. As in PIO's
  * and CDI-PIO's servers, the runs travel to a server once per decomposition
  * (with its first put there; the server keeps them, server_runs.c) and every
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "server/server_client.h"
 
 static const int64_t RUN_BYTES = 2 * (int64_t)sizeof(int64_t);

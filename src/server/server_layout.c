@@ -3,7 +3,7 @@
  * not fit is one clear TSR_ESERVERS everywhere instead of a hang. */
 #include <stdlib.h>
 
-#include "core/internal.h" /* tsr_ctx: the model side's state hangs on it */
+#include "handle/handles.h" /* tsr_ctx: the model side's state hangs on it */
 #include "server/server_client.h"
 #include "server/server_placement.h"
 #include "server/server_state.h"

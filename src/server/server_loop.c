@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "core/verbose.h"
 #include "server/server_state.h"
 #include "tier/drain.h"
 
@@ -96,6 +96,6 @@ int tsr__srv_serve(tsr__srv_server *s) {
   tsr__srv_runs_free(s);
   tsr__srv_buf_free(&s->in);
   tsr__srv_buf_free(&s->slab);
-  tsr__outbox_free(&s->out);
+  tsr__tp_outbox_free(&s->out);
   return rc;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "server/server_placement.h"
 
 /* The node of this rank: the lowest rank of comm that shares its memory

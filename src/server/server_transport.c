@@ -207,7 +207,7 @@ void tsr__tp_reap(const tsr__transport *tp, tsr__outbox *o, int wait) {
   o->n = k;
 }
 
-void tsr__outbox_free(tsr__outbox *o) {
+void tsr__tp_outbox_free(tsr__outbox *o) {
   for (int i = 0; i < o->n; i++) free(o->copy[i]);
   free(o->req);
   free(o->copy);

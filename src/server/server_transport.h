@@ -127,7 +127,7 @@ int64_t tsr__tp_held(const tsr__transport *tp);
 const char *tsr__tp_refusal(const tsr__transport *tp);
 /* Collective over the transport's communicator; accepts an unbound @p tp. */
 void tsr__transport_free(tsr__transport *tp);
-/* The hint parser's questions (core/hints.c): is the first @p n bytes of
+/* The hint parser's questions (api/hints.c): is the first @p n bytes of
  * @p name a transport of the table; how many; the i-th name. */
 int tsr__transport_known(const char *name, size_t n);
 int tsr__transport_count(void);
@@ -208,6 +208,6 @@ int tsr__tp_post(const tsr__transport *tp, tsr__outbox *o, const void *msg, int6
                  int tag);
 /* Free the copies whose sends completed (@p wait: wait for all). */
 void tsr__tp_reap(const tsr__transport *tp, tsr__outbox *o, int wait);
-void tsr__outbox_free(tsr__outbox *o);
+void tsr__tp_outbox_free(tsr__outbox *o);
 
 #endif

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/agree.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "core/mpiio_taken.h"
 #include "server/server_state.h"
 

@@ -14,7 +14,7 @@
 #ifndef TSR_STRATEGY_READ_COMMON_H
 #define TSR_STRATEGY_READ_COMMON_H
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "strategy/strategy.h"
 
 /* read_each.c: the steps of tsr__read_each, for read sides that read each
@@ -27,8 +27,8 @@ int tsr__read_each_get(tsr_file *f, tsr__sink *sk, const tsr__readers *r, int va
 /* A reader's boxes of one phase of a read plan (ex->mybox) into @p region,
  * then empty reads up to @p nreads (a collective backend's agreed count).
  * Every read is made whatever failed before; the first error is returned. */
-int tsr__read_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,
-                     void *region, int nreads);
+int tsr__read_each_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,
+                          void *region, int nreads);
 
 /* read_plans.c: a read side whose readers run a write plan backwards. */
 
@@ -64,6 +64,6 @@ int tsr__readers_get(tsr_file *f, tsr__sink *sk, const tsr__readers *r, const ts
  * unpacked into @p s on the others. @p rc is the root's status: when it is
  * not 0 nothing more is sent and every rank returns it. Collective; an
  * agreed code. */
-int tsr__schema_share(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *extra);
+int tsr__readers_share_schema(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *extra);
 
 #endif

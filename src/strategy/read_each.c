@@ -40,8 +40,8 @@ int tsr__read_each_opened(tsr_file *f, const tsr__readers *r, int64_t *nrecs) {
       f, refuse_split_piece(&f->schema, f->path, f->berr.message, sizeof f->berr.message));
 }
 
-int tsr__read_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,
-                     void *region, int nreads) {
+int tsr__read_each_region(tsr__sink *sk, const tsr__exchange *ex, int varid, int64_t frame,
+                          void *region, int nreads) {
   int64_t zero[TSR_MAX_DIMS] = {0};
   int rc = 0;
   for (int b = 0; b < nreads; b++) { /* a failed read still joins the later ones */
@@ -87,7 +87,8 @@ static int read_flat(tsr_file *f, tsr__sink *sk, int varid, int64_t frame, const
   if (m[0]) return m[0];
   char *region = f->pack, *stage = region + rbytes, *recvbuf = stage + sbytes;
   char *packed = d->spans || d->perm ? recvbuf + qbytes : buf;
-  rc = tsr__read_region(sk, ex, varid, frame, region, tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
+  rc = tsr__read_each_region(sk, ex, varid, frame, region,
+                             tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
   int xrc = tsr__exchange_run_reverse(f->ctx->comm, ex, &c->tiles, region, stage, recvbuf, packed);
   if (!rc) rc = xrc;
   if (!rc && packed != buf) tsr__decomp_unpack(d, es, packed, buf);

@@ -50,7 +50,7 @@ static int bcast_bytes(void *buf, int64_t n, int root, MPI_Comm comm) {
   return 0;
 }
 
-int tsr__schema_share(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *extra) {
+int tsr__readers_share_schema(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *extra) {
   int me;
   MPI_Comm_rank(comm, &me);
   void *packed = NULL;
@@ -74,7 +74,8 @@ int tsr__schema_share(tsr__schema *s, int rc, int root, MPI_Comm comm, int64_t *
 }
 
 int tsr__readers_opened(tsr_file *f, const tsr__readers *r, int64_t *nrecs) {
-  int rc = tsr__file_agree(f, tsr__schema_share(&f->schema, 0, r->ranks[0], f->ctx->comm, nrecs));
+  int rc = tsr__file_agree(
+      f, tsr__readers_share_schema(&f->schema, 0, r->ranks[0], f->ctx->comm, nrecs));
   return rc ? rc : tsr__read_each_opened(f, r, nrecs);
 }
 
@@ -126,8 +127,8 @@ int tsr__readers_get(tsr_file *f, tsr__sink *sk, const tsr__readers *r, const ts
   void *dst = d->canon ? (void *)(recvbuf + qbytes) : buf;
   for (int p = 0; p < plan->nphases; p++) {
     const tsr__exchange *ex = &plan->phases[p];
-    int e = tsr__read_region(sk, ex, varid, frame, region,
-                             !r->mine ? 0 : tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
+    int e = tsr__read_each_region(sk, ex, varid, frame, region,
+                                  !r->mine ? 0 : tsr__sink_parallel(sk) ? -m[1] : ex->nmybox);
     if (!rc) rc = e;
     /* The exchange runs whatever happened: the other ranks are in it. */
     int xrc = tsr__exchange_run_reverse(f->ctx->comm, ex, &c->tiles, region, stage, recvbuf, dst);

@@ -6,13 +6,13 @@
  * Model rank 0 looks for notes (without waiting) at every put and flush, so
  * a failed file is reported at the first of those calls after its note
  * arrived, whichever file the call is on, naming the failed file; that call
- * fails its own file too (core/file_close.c). A close reports only its own
+ * fails its own file too (api/file_close.c). A close reports only its own
  * file's failure, so that a close that fails never leaves its file final. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "server/server_client.h"
 #include "server/servers.h"
 #include "strategy/strategy.h"

@@ -177,7 +177,8 @@ static int merge_schemas(const tsr__schema *ps, int n, tsr__schema *g) {
 }
 
 /* Rank 0 gathers the packed schemas of the pieces (each rank's, in piece
- * order), merges them into @p out and shares the result (tsr__schema_share). */
+ * order), merges them into @p out and shares the result
+ * (tsr__readers_share_schema). */
 static int share_schema(MPI_Comm comm, tsr__bfile *bf, int rc, tsr__schema *out) {
   int me, P;
   MPI_Comm_rank(comm, &me);
@@ -236,7 +237,7 @@ static int share_schema(MPI_Comm comm, tsr__bfile *bf, int rc, tsr__schema *out)
   free(all);
   free(cnts);
   free(displs);
-  return tsr__schema_share(out, me == 0 ? rc : 0, 0, comm, NULL);
+  return tsr__readers_share_schema(out, me == 0 ? rc : 0, 0, comm, NULL);
 }
 
 /* Every piece's tile of every variable: this rank fills the rows of its

@@ -27,7 +27,7 @@ typedef struct tsr__readers {
 } tsr__readers;
 
 /* The read side of a strategy (its row's `read`): who opens a file and how
- * the values reach every rank's tile. The API layer (core/read.c) runs the
+ * the values reach every rank's tile. The API layer (api/read.c) runs the
  * steps every reader shares (hints, agreement, staging, opening the sink on
  * r->comm where r->mine) and calls these in this order; each returns an
  * agreed code where it says collective. */

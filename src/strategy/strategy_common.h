@@ -4,7 +4,7 @@
 #ifndef TSR_STRATEGY_COMMON_H
 #define TSR_STRATEGY_COMMON_H
 
-#include "core/internal.h"
+#include "handle/handles.h"
 #include "strategy/strategy.h"
 
 typedef struct {

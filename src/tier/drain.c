@@ -1,38 +1,38 @@
-/* Staging, the drain half (contract in tier/drain.h). One thread per process
- * takes staged files in submission order, so a path written twice reaches its
- * final name in the order it was written. */
+/* Staging, the drain half (contract in tier/drain.h): the worker. One thread
+ * per process runs the jobs the tier feeds it (tier/drain_jobs.c) in
+ * submission order, so a path written twice reaches its final name in the
+ * order it was written. It knows no kind of job. */
 #include "tier/drain.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/agree.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "core/stats.h"
 #include "tessera.h"
-#include "tier/drain_convert.h"
-#include "tier/fs.h"
-#include "tier/manifest.h"
-#include "tier/safe_names.h"
-#include "tier/stage.h"
 
-/* Large enough that a copy is a few hundred system calls per GB, small
- * enough to stay in cache next to the model. Allocated once per thread. */
+/* The jobs' copy buffer: large enough that a copy is a few hundred system
+ * calls per GB, small enough to stay in cache next to the model. Allocated
+ * once per thread. */
 #define COPY_BUF ((size_t)4 << 20)
 
 typedef struct job {
   struct job *next;
-  char *staged, *final;
+  tsr__drain_job work;
 } job;
+
+static void job_free(job *j) {
+  if (j->work.free) j->work.free(j->work.arg);
+  free(j);
+}
 
 static struct {
   pthread_mutex_t mu;
@@ -51,139 +51,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int fail(int code, int e, char *msg, size_t msglen, const char *what, const char *path) {
-  snprintf(msg, msglen, "drain: %s %s: %s", what, path, strerror(e));
-  return code ? code : tsr__tier_errno_code(e);
-}
-
-static ssize_t read_full(int fd, char *buf, size_t cap) {
-  size_t got = 0;
-  while (got < cap) {
-    ssize_t r = read(fd, buf + got, cap - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) break;
-    got += (size_t)r;
-  }
-  return (ssize_t)got;
-}
-
-/* Checksum and size of what @p fd holds from its start. */
-static int sum_file(int fd, char *buf, size_t cap, uint64_t *sum, int64_t *size) {
-  tsr__sum64 c;
-  tsr__sum64_init(&c);
-  if (lseek(fd, 0, SEEK_SET) != 0) return -1;
-  for (;;) {
-    ssize_t r = read_full(fd, buf, cap);
-    if (r < 0) return -1;
-    if (r == 0) break;
-    tsr__sum64_update(&c, buf, (size_t)r);
-  }
-  *sum = tsr__sum64_final(&c);
-  *size = (int64_t)c.total;
-  return 0;
-}
-
-int tsr__copy_verified(const char *src, const char *final, const struct timespec *made,
-                       char *buf, size_t cap, char *msg, size_t msglen) {
-  size_t n = strlen(final) + sizeof TSR__STAGE_TMP_SUFFIX;
-  char *tmp = malloc(n);
-  int rc = 0, in = -1, out = -1;
-  if (!tmp) {
-    snprintf(msg, msglen, "drain: out of memory");
-    return TSR_ENOMEM;
-  }
-  snprintf(tmp, n, "%s%s", final, TSR__STAGE_TMP_SUFFIX);
-  in = open(src, O_RDONLY);
-  if (in < 0) {
-    rc = fail(0, errno, msg, msglen, "cannot open", src);
-    goto done;
-  }
-  out = tsr__name_create(tmp, O_RDWR, 0666); /* read back to verify; never through a link */
-  if (out < 0) {
-    rc = fail(0, errno, msg, msglen, "cannot create", tmp);
-    goto done;
-  }
-  tsr__sum64 c;
-  tsr__sum64_init(&c);
-  for (;;) {
-    ssize_t r = read_full(in, buf, cap);
-    if (r < 0) {
-      rc = fail(0, errno, msg, msglen, "cannot read", src);
-      goto done;
-    }
-    if (r == 0) break;
-    tsr__sum64_update(&c, buf, (size_t)r);
-    if (tsr__write_full(out, buf, (size_t)r) != 0) {
-      rc = fail(0, errno, msg, msglen, "cannot write", tmp);
-      goto done;
-    }
-  }
-  /* On disk before the name says so: the source copy may go away next. */
-  if (fsync(out) != 0) {
-    rc = fail(0, errno, msg, msglen, "cannot sync", tmp);
-    goto done;
-  }
-  uint64_t sum_copy;
-  int64_t size_copy;
-  if (sum_file(out, buf, cap, &sum_copy, &size_copy) != 0) {
-    rc = fail(0, errno, msg, msglen, "cannot read back", tmp);
-    goto done;
-  }
-  if (size_copy != (int64_t)c.total || sum_copy != tsr__sum64_final(&c)) {
-    snprintf(msg, msglen, "drain: copy %s of %s does not verify (%lld of %lld bytes, checksum %s)",
-             tmp, src, (long long)size_copy, (long long)c.total,
-             sum_copy == tsr__sum64_final(&c) ? "equal" : "differs");
-    rc = TSR_EIO;
-    goto done;
-  }
-  int cl = close(out);
-  out = -1;
-  if (cl != 0) {
-    rc = fail(0, errno, msg, msglen, "cannot close", tmp);
-    goto done;
-  }
-  int oserr = 0;
-  rc = made ? tsr__promote_made(tmp, final, made, &oserr, msg, msglen)
-            : tsr__promote(tmp, final, &oserr, msg, msglen);
-done:
-  if (in >= 0) close(in);
-  if (out >= 0) close(out);
-  if (rc) unlink(tmp); /* a failed copy never stays; the source always does */
-  free(tmp);
-  return rc;
-}
-
-int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
-                    char *msg, size_t msglen) {
-  struct stat sb;
-  int is_log = lstat(staged, &sb) == 0 && S_ISDIR(sb.st_mode); /* stage_format=log */
-  struct timespec made; /* a log's converter finds it itself */
-  if (!is_log && tsr__stage_made(staged, &made) < 0)
-    return fail(0, errno, msg, msglen, "cannot find", staged);
-  int rc = is_log ? tsr__drain_convert(staged, final, msg, msglen)
-                  : tsr__copy_verified(staged, final, &made, buf, cap, msg, msglen);
-  if (rc) return rc;
-  size_t m = strlen(staged) + sizeof TSR__DEST_SUFFIX;
-  char *marker = malloc(m);
-  if (!marker) return fail(TSR_ENOMEM, ENOMEM, msg, msglen, "no memory for the marker of", staged);
-  snprintf(marker, m, "%s%s", staged, TSR__DEST_SUFFIX);
-  /* Its manifest lines (checksum=) once the file is complete at its place:
-   * a reader of the manifest never meets a frame of a file still copying. */
-  rc = tsr__manifest_from_marker(marker, final, msg, msglen);
-  if (rc) {
-    free(marker);
-    return rc;
-  }
-  /* The final file is complete: now, and only now, the staged copy goes;
-   * its marker last, so a crash in between leaves a marker whose staged
-   * file is gone and whose destination is complete (recover removes it). */
-  tsr__name_remove(staged);
-  unlink(marker);
-  free(marker);
-  return 0;
 }
 
 static void *drain_main(void *arg) {
@@ -205,10 +72,8 @@ static void *drain_main(void *arg) {
     pthread_mutex_unlock(&D.mu);
     char msg[512] = "drain: out of memory";
     double t0 = now();
-    int rc = buf ? tsr__drain_copy(j->staged, j->final, buf, COPY_BUF, msg, sizeof msg) : TSR_ENOMEM;
     int64_t bytes = 0;
-    struct stat sb;
-    if (!rc && stat(j->final, &sb) == 0) bytes = (int64_t)sb.st_size;
+    int rc = buf ? j->work.run(j->work.arg, buf, COPY_BUF, &bytes, msg, sizeof msg) : TSR_ENOMEM;
     if (rc) TSR_LOG("%s", msg);
     pthread_mutex_lock(&D.mu);
     D.tot.busy_s += now() - t0;
@@ -223,9 +88,7 @@ static void *drain_main(void *arg) {
       D.tot.bytes += bytes;
     }
     D.busy = 0;
-    free(j->staged);
-    free(j->final);
-    free(j);
+    job_free(j);
     if (!D.head) pthread_cond_broadcast(&D.idle);
   }
   pthread_mutex_unlock(&D.mu);
@@ -242,16 +105,13 @@ static int start_thread(void) {
   return 0;
 }
 
-int tsr__drain_submit(const char *staged, const char *final, int at_finalize) {
+int tsr__drain_submit(const tsr__drain_job *work, int at_finalize) {
   job *j = calloc(1, sizeof *j);
-  if (j) {
-    j->staged = strdup(staged);
-    j->final = strdup(final);
-  }
-  if (!j || !j->staged || !j->final) {
-    if (j) free(j->staged), free(j->final), free(j);
+  if (!j) {
+    if (work->free) work->free(work->arg);
     return TSR_ENOMEM;
   }
+  j->work = *work;
   pthread_mutex_lock(&D.mu);
   int rc = at_finalize ? 0 : start_thread();
   if (!rc) {
@@ -261,7 +121,7 @@ int tsr__drain_submit(const char *staged, const char *final, int at_finalize) {
     pthread_cond_signal(&D.work);
   }
   pthread_mutex_unlock(&D.mu);
-  if (rc) free(j->staged), free(j->final), free(j);
+  if (rc) job_free(j);
   return rc;
 }
 
@@ -280,7 +140,7 @@ void tsr__drain_wait(void) {
       D.head = j->next;
       D.tot.failed++;
       if (!D.tot.first_error) D.tot.first_error = TSR_ENOMEM;
-      free(j->staged), free(j->final), free(j);
+      job_free(j);
     }
     D.tail = NULL;
   }

@@ -1,14 +1,14 @@
 /* Staging, the drain half (docs/staging.md): a helper thread per process that
- * copies finished staged files to their final paths while the model
- * computes. It calls no MPI, so it needs no MPI thread level; it runs at the
- * lowest CPU priority, so the model's ranks keep their cores. */
+ * runs the jobs the tier feeds it (finished staged files copied or converted
+ * to their final paths) while the model computes. It calls no MPI, so it
+ * needs no MPI thread level; it runs at the lowest CPU priority, so the
+ * model's ranks keep their cores. */
 #ifndef TSR_TIER_DRAIN_H
 #define TSR_TIER_DRAIN_H
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 /* This process's totals since start (for tests and the bench). */
 typedef struct {
@@ -19,34 +19,27 @@ typedef struct {
   double wait_s;    /* time tsr__drain_wait / finalize waited */
   int first_error;  /* TSR_E* of the first failure, 0 if none */
 } tsr__drain_totals;
-/* Queue a complete staged file (with its marker) for copying to @p final.
- * Starts the thread now, or, with @p at_finalize, leaves the file queued until
+
+/* One job of the drain, which knows no kind of job: the tier feeds it
+ * (tier/drain_jobs.h: a staged file copied, a staged log converted). run
+ * does the work with the thread's copy buffer (@p buf, @p cap bytes) and
+ * returns 0, with the bytes it put in place in *bytes, or TSR_E* with its
+ * sentence in @p msg; free (may be NULL) releases arg, once, whether run ran
+ * or not. */
+typedef struct {
+  int (*run)(void *arg, char *buf, size_t cap, int64_t *bytes, char *msg, size_t msglen);
+  void (*free)(void *arg);
+  void *arg;
+} tsr__drain_job;
+
+/* Queue a job (copied; the drain owns its arg from now on). Starts the
+ * thread now, or, with @p at_finalize, leaves the job queued until
  * tsr__drain_wait (tsr_finalize) starts it; a thread already running takes
- * queued files in order either way. Returns 0 or TSR_ENOMEM (the file then
- * stays staged with its marker, for tessera stage recover). */
-int tsr__drain_submit(const char *staged, const char *final, int at_finalize);
+ * queued jobs in order either way. Returns 0 or TSR_ENOMEM (the job's arg is
+ * then freed and its work not done). */
+int tsr__drain_submit(const tsr__drain_job *job, int at_finalize);
 
-/* Copy one staged file to @p final (a staged log, stage_format=log, is
- * converted instead by tessera-convert, tier/drain_convert.h, with the same
- * temporary, sync, verification and rename): `<final>.tessera-tmp` written and synced,
- * size and checksum compared with the staged file by reading the copy back,
- * promoted into place, then the staged file and its marker removed (in that
- * order, so a crash in between leaves a marker whose destination is
- * complete). Any failure keeps the staged file and its marker, and so does a
- * @p final newer than the staged file (TSR_EBUSY: a rerun wrote it). Uses @p buf
- * (@p cap bytes) as its copy buffer. Returns 0 or TSR_E* with a message. */
-int tsr__drain_copy(const char *staged, const char *final, char *buf, size_t cap,
-                    char *msg, size_t msglen);
-
-/* The copy itself: @p src to `<final>.tessera-tmp`, synced, read back and
- * compared (size, checksum), promoted to @p final; @p src is left as it is.
- * With @p made (a drain: tsr__stage_made), the copy carries that time and
- * never replaces a newer @p final (tsr__promote_made); NULL for the stage-in
- * copy (tier/stage_in.c), which replaces its older local copy. */
-int tsr__copy_verified(const char *src, const char *final, const struct timespec *made,
-                       char *buf, size_t cap, char *msg, size_t msglen);
-
-/* Wait until every file submitted by this process is drained (or failed). */
+/* Wait until every job submitted by this process is done (or failed). */
 void tsr__drain_wait(void);
 
 /* Wait for this process's drains and stop the thread; returns the first

@@ -1,7 +1,8 @@
 /* File-system primitives under staging and the drain (contract in tier/fs.h).
- * They lived in stage.c; they sit in a file of their own because drain.c,
- * to which stage.c hands finished files, needs them too: with them here,
- * stage.c calls drain.c and both call this file, never each other. */
+ * They lived in stage.c; they sit in a file of their own because the drain's
+ * jobs (drain_jobs.c), to which stage.c hands finished files, need them too:
+ * with them here, stage.c calls drain_jobs.c and both call this file, never
+ * each other. */
 #include "tier/fs.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* File-system primitives of the tier (staging, drain, log, conversion):
  * full writes, errno as TSR_E*, the one rename protocol every finished file
  * follows, the time a staged file was complete, and the checksum that
- * verifies a copy. Below stage.c and drain.c (which call them both) and
- * free of MPI; split out of stage.c so that those two call only down. */
+ * verifies a copy. Below stage.c and drain_jobs.c (which call them both)
+ * and free of MPI; split out of stage.c so that those two call only down. */
 #ifndef TSR_TIER_FS_H
 #define TSR_TIER_FS_H
 

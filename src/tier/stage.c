@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tessera.h"
-#include "tier/drain.h"
+#include "tier/drain_jobs.h"
 #include "tier/fs.h"
 #include "tier/safe_names.h"
 
@@ -145,7 +145,7 @@ int tsr__stage_commit(const char *staged, const char *final, int at_finalize,
   }
   /* A file the drain cannot take stays staged with its marker: complete and
    * recoverable, which is the promise; the error comes at tsr_finalize. */
-  if (!rc) tsr__drain_submit(staged, dest, at_finalize);
+  if (!rc) tsr__drain_staged(staged, dest, at_finalize);
   free(tmp);
   free(marker);
   free(dest);

@@ -13,7 +13,7 @@
 
 #include "core/agree.h"
 #include "tessera.h"
-#include "tier/drain.h"
+#include "tier/drain_jobs.h"
 #include "tier/stage.h"
 
 #define COPY_BUF ((size_t)4 << 20)

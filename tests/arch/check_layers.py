@@ -8,9 +8,7 @@ LAYERS below. A file may include headers and call functions of its own layer
 and of the layers below it, never above. Two checks:
 
 - includes: each `#include "dir/name.h"` of a .c or .h file is resolved to
-  src/dir/name.h; the header's layer is its folder's (headers of src/core/
-  belong to the services layer: they hold the declarations and structures
-  that every layer shares) unless HEADER_LAYER names it.
+  src/dir/name.h; the header's layer is its folder's.
 - calls: the approach of ../shared/tools/circles.py: a .c file calls another
   when its text (comments removed) names a non-static function that only the
   other defines (Universal Ctags lists the definitions).
@@ -26,18 +24,12 @@ import shutil
 import subprocess
 import sys
 
-# Top to bottom. A layer is a folder of src/, except src/core/, which holds two:
-# the API files (listed) and the services (every other core/*.c).
-CORE_API = {
-    "auto.c", "context.c", "file.c", "file_close.c", "file_end.c", "file_handle.c",
-    "file_lock.c", "hints.c", "hints_display.c", "inquire.c", "read.c", "stats.c",
-    # reduce=: folds what tsr_put takes and writes derived files through the API.
-    "reduce.c", "reduce_partial.c", "reduce_write.c",
-}
-LAYERS = ["core-api", "strategy", "server", "backend", "tier", "core-services", "plan"]
+# Top to bottom; a layer is a folder of src/. The handles (tsr_ctx, tsr_file,
+# tsr_decomp: handle/handles.h) sit between the servers and the backends: the
+# API makes them, strategies and servers use them, and the services of core/
+# see none of them (they include core/base.h).
+LAYERS = ["api", "strategy", "server", "handle", "backend", "tier", "core", "plan"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
-# Headers of src/core/ that belong to the API layer (only API files may include them).
-HEADER_LAYER = {}
 # (calling file or folder/, called function): why the upward call is allowed.
 CALL_EXCEPTIONS = {
     ("strategy/", "tsr__file_created"):
@@ -45,19 +37,12 @@ CALL_EXCEPTIONS = {
         "TESSERA_HINTS_DISPLAY, which print the hints through the parser's key table",
 }
 # (including file, included header): why the upward include is allowed.
-EXCEPTIONS = {
-    ("core/internal.h", "backend/sink.h"):
-        "the handles' structures (tsr_file, split pieces) hold sinks by value",
-}
+EXCEPTIONS = {}
 
 
 def layer_of(rel):
-    """Layer of a path relative to src/ ("core/file.c"), or None outside the layers."""
-    folder, _, name = rel.partition("/")
-    if folder == "core":
-        if name.endswith(".h"):
-            return HEADER_LAYER.get(rel, "core-services")
-        return "core-api" if name in CORE_API else "core-services"
+    """Layer of a path relative to src/ ("api/file.c"), or None outside the layers."""
+    folder = rel.partition("/")[0]
     return folder if folder in RANK else None
 
 

@@ -1,4 +1,4 @@
-/* White-box tests of the hint parser (src/core/hints.c, contract in
+/* White-box tests of the hint parser (src/api/hints.c, contract in
  * src/core/hints.h). No MPI_Init: the parser never touches MPI. */
 #define _POSIX_C_SOURCE 200809L
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 #include "tsr_fixtures.h"
 #include "tsr_test.h"

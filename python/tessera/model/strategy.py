@@ -185,7 +185,7 @@ def replicated_write(case: Case, writers: int, total_writers: int) -> Amounts:
 
 
 #: Agreements (an MPI_Allreduce of the status) per tsr_put / tsr_put_global:
-#: the API layer's check and result (src/core/file.c) and the strategy's own
+#: the API layer's check and result (src/api/file.c) and the strategy's own
 #: (buffer allocation, or whether to drain the backend buffer first).
 AGREE_PER_PUT = 3
 #: Per file: tsr_create, the define log at tsr_enddef (define calls are only

@@ -1,24 +1,24 @@
 /* The internal shape of contexts, decompositions and files: the handles the
- * API layer (src/core) owns and hands to the strategies (src/strategy) and the
- * servers' model side (src/server). */
-#ifndef TSR_CORE_INTERNAL_H
-#define TSR_CORE_INTERNAL_H
+ * API layer (src/api) makes and hands to the strategies (src/strategy) and the
+ * servers' model side (src/server), and what this layer (src/handle) does with
+ * them: decompositions and their plan caches, a file's agreed status. The
+ * services below (src/core) see none of this; they include core/base.h. */
+#ifndef TSR_HANDLE_HANDLES_H
+#define TSR_HANDLE_HANDLES_H
 
 #include "backend/sink.h"
-#include "core/agree.h"
+#include "core/base.h"
 #include "core/define_log.h"
 #include "core/hints.h"
-#include "core/log.h"
 #include "core/schema.h"
 #include "core/stats.h"
 #include "plan/plan.h"
 #include "plan/runs.h"
-#include "tessera.h"
 
 struct tsr__server_client;  /* state of the strategy that owns dedicated ranks */
-struct tsr__reducer;        /* reduce= streams of a context (core/reduce_state.h) */
+struct tsr__reducer;        /* reduce= streams of a context (api/reduce_state.h) */
 struct tsr__rstream;        /* one of them */
-struct tsr__reader;         /* a file opened for reading (src/core/read.c) */
+struct tsr__reader;         /* a file opened for reading (src/api/read.c) */
 struct tsr__strategy_ops;   /* src/strategy/strategy.h */
 
 struct tsr_ctx {
@@ -56,7 +56,7 @@ struct tsr_decomp {
   tsr__box *holes;
   tsr__plan *plans;
   tsr__tiles tiles; /* the plan engine's view of the above (set once) */
-  /* Decompositions the strategies cannot read in place (core/decomp_map.c):
+  /* Decompositions the strategies cannot read in place (handle/decomp_map.c):
    * index maps, several boxes per rank, a memory order other than the
    * file's. tsr_put packs the caller's buffer into what `canon` describes (a
    * box with no halo, or flat runs in index order) and hands `canon` to the
@@ -120,77 +120,25 @@ struct tsr_file {
   int failed;
   tsr__berr failed_berr;
   tsr__fstats st;
-  /* Non-NULL for a file opened by tsr_open (src/core/read.c): read-only, in
+  /* Non-NULL for a file opened by tsr_open (src/api/read.c): read-only, in
    * data mode, with no strategy (strategy stays NULL). */
   struct tsr__reader *reader;
-  void *pack;        /* scratch for decompositions with a canon (core/decomp_map.c) */
+  void *pack;        /* scratch for decompositions with a canon (handle/decomp_map.c) */
   int64_t pack_cap;
   struct tsr__rstream *reduce; /* the reduce= stream the file feeds (core/reduce.c), or NULL */
 };
 
-/* Does decomposition @p d describe the non-record shape of variable @p varid
- * (and belong to the file's context)? The one shape check of tsr_put/tsr_get. */
-int tsr__shape_matches(const tsr_file *f, int varid, const tsr_decomp *d);
-/* A new file handle for tsr_create / tsr_open: path copied, schema empty,
- * hints resolved (tsr_init's, then @p hints, then TESSERA_HINTS for @p path).
- * *out is set whenever the handle could be allocated, also when the status is
- * an error, so the caller can agree on it through the handle; the message goes
- * into f->berr. Frees nothing on error: see tsr__file_free. */
-/* Wait until the dedicated ranks (if any) finished every file closed so
- * far; collective over the model ranks; an agreed code. */
-int tsr__ctx_settle(tsr_ctx *ctx);
-int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out);
-/* tsr_create with hints already resolved (@p h replaces what the texts
- * give): the derived files of reduce= take their source file's hints. */
-int tsr__create_with(tsr_ctx *ctx, const char *path, const tsr__hints *h, tsr_file **out);
-/* Free a handle and what it owns (schema, path, reader); accepts NULL. */
-void tsr__file_free(tsr_file *f);
-/* tsr_enddef's work (file.c): agree on the define log, let the strategy lay
- * the file out; on failure the strategy has released what it made. Also
- * tsr_close's, for a file closed in define mode. */
-int tsr__file_end_define(tsr_file *f);
-
-/* The end of a handle (core/file_end.c). tsr__file_end: tsr_close's work
- * short of freeing (a file in define mode gets its schema, a written one is
- * completed and renamed, or removed after a failure); an agreed code.
- * tsr__file_release: the time, the statistics and the handle itself, with
- * @p rc's message for tsr_last_error; returns @p rc. tsr__file_close and
- * tsr__file_abort: tsr_close and tsr_abort without reduce= (what the
- * derived files of reduce= close with). */
-int tsr__file_end(tsr_file *f);
-int tsr__file_release(tsr_file **pf, double t0, int closed, int rc);
-int tsr__file_close(tsr_file **pf);
-int tsr__file_abort(tsr_file **pf);
-
-/* Close the backend file of a file opened for reading and free the reader
- * (collective for parallel backends); tsr_close frees the rest. */
-int tsr__reader_close(tsr_file *f);
-/* Records (length of the record dimension) of a file opened for reading. */
-int64_t tsr__reader_records(const tsr_file *f);
-/* The read strategy tsr_open's hints named ("" without one). */
-const char *tsr__reader_strategy(const tsr_file *f);
-/* The read side tsr_open chose (its strategy row's, strategy/strategy.h),
- * or NULL for a file open for writing: for tests. */
-const struct tsr__read_ops *tsr__reader_ops(const tsr_file *f);
-
-/* Agree on a file's status; the backend message of the lowest failing rank
+/* Agree on a file's status (handle/file_agree.c); the backend message of the lowest failing rank
  * is copied to every rank's handle. */
 int tsr__file_agree(tsr_file *f, int err);
 
-/* Exclusive output (core/file_lock.c): take the lock of @p path, or
- * TSR_EBUSY (message in @p msg) while another process holds it. */
-int tsr__lock_take(const char *path, int *fd, char *msg, size_t msglen);
-/* Drop the lock and its file; accepts *fd == -1. */
-void tsr__lock_release(const char *path, int *fd);
-
-/* Record the message tsr_last_error() returns on this thread. */
-void tsr__set_last_error(const char *msg);
 /* Remember an agreed failure @p code of @p ctx, with @p msg (may be NULL),
  * when it lost output (I/O, memory, MPI, TSR_EBUSY); other codes (a call
  * made wrongly, which the program handles) and 0 are ignored. */
 void tsr__ctx_failed(tsr_ctx *ctx, int code, const char *msg);
 
-/* A sink for this file's backend, counting into its statistics and error slot. */
+/* A sink for this file's backend, counting into its statistics and error slot
+ * (strategy/strategy_common.c). */
 void tsr__file_sink(tsr_file *f, tsr__sink *s);
 
 /* The plan of a decomposition for a layout, built on first use and cached.
@@ -198,9 +146,5 @@ void tsr__file_sink(tsr_file *f, tsr__sink *s);
 typedef int (*tsr__layout_fn)(const tsr_decomp *d, const void *arg, tsr__layout *out);
 int tsr__plan_get(tsr_decomp *d, const void *owner, int64_t key1, int64_t key2, size_t esize,
                   int phased, tsr__layout_fn make_layout, const void *arg, tsr__plan **out);
-
-static inline double tsr__now(void) { return MPI_Wtime(); }
-/* Grow a reusable buffer to at least @p need bytes (never shrinks). */
-int tsr__grow(void **buf, int64_t *cap, int64_t need);
 
 #endif

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/auto.h"
-#include "core/internal.h"
-#include "core/reduce.h"
+#include "api/auto.h"
+#include "api/api.h"
+#include "api/reduce.h"
 #include "strategy/strategy.h"
 #include "tier/drain.h"
 

@@ -4,7 +4,7 @@
 #ifndef TSR_CORE_REDUCE_STATE_H
 #define TSR_CORE_REDUCE_STATE_H
 
-#include "core/internal.h"
+#include "api/api.h"
 #include "core/hints_values.h"
 #include "core/reduce_spec.h"
 

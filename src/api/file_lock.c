@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 
 #define LOCK_SUFFIX ".tessera-lock"
 

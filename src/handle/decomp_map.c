@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 
 /* The outer handle: what the caller holds; the checks of tsr_put/tsr_get
  * (shape, element count) read it, the strategies get its canon. */

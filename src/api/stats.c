@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/auto.h"
-#include "core/internal.h"
+#include "api/auto.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 #include "core/stats_format.h"
 #include "core/mpiio_taken.h"

@@ -4,7 +4,7 @@
  * holds the same schema, so nothing here is collective. */
 #include <string.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 
 /* The record dimension's length: records in the file when it was opened for
  * reading; records put so far when it is being written. */

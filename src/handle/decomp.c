@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 
 /* Above this many grid cells the overlap check falls back to a sweep and
  * decompositions with holes are refused (irregular tilings of huge runs). */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/memory_room.h"
-#include "core/reduce_state.h"
+#include "api/reduce_state.h"
 
 int64_t tsr__racc_elem_bytes(int op, tsr_type type) {
   switch (op) {

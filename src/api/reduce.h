@@ -5,7 +5,7 @@
 #ifndef TSR_CORE_REDUCE_H
 #define TSR_CORE_REDUCE_H
 
-#include "core/internal.h"
+#include "api/api.h"
 
 struct tsr__rstream; /* one stream's accumulators (core/reduce.c) */
 

@@ -27,7 +27,7 @@
 #include "backend/backend.h"
 #include "core/hints_values.h"
 #include "core/memory_room.h"
-#include "core/log.h"
+#include "core/verbose.h"
 #include "server/server_transport.h"
 #include "strategy/strategy.h"
 #include "tessera.h"

@@ -1,12 +1,12 @@
-/* The file handle itself (contract in core/internal.h): made with its hints
+/* The file handle itself (contract in api/api.h): made with its hints
  * resolved, freed, and whether a decomposition fits one of its variables. Shared by writing (file.c) and reading (read.c); in a file
  * of their own so that file.c, which asks read.c about a reader, and read.c
  * call this file and never each other. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/auto.h"
-#include "core/internal.h"
+#include "api/auto.h"
+#include "api/api.h"
 
 int tsr__file_new(tsr_ctx *ctx, const char *path, const char *hints, tsr_file **out) {
   *out = NULL;

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/auto.h"
+#include "api/auto.h"
 #include "core/auto_state.h"
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 
 static int is_auto(const tsr__hints *h) {

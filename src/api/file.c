@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/auto.h"
-#include "core/internal.h"
-#include "core/reduce.h"
+#include "api/auto.h"
+#include "api/api.h"
+#include "api/reduce.h"
 #include "strategy/strategy.h"
 
 /* Start and end of a timed API call. */
@@ -397,7 +397,7 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   TSR_ENTER(f);
   int rc = put_check(f, varid, frame, 0, &d, buf);
   /* Maps, box lists and other memory orders reach the strategy packed into
-   * what their canon describes (core/decomp_map.c), unless the strategy
+   * what their canon describes (handle/decomp_map.c), unless the strategy
    * reads them in place: one copy fewer. */
   const void *sbuf = buf;
   const tsr_decomp *sd = d; /* what the strategy gets */

@@ -1,4 +1,4 @@
-/* The end of a file handle (core/internal.h: tsr__file_close, _abort), for
+/* The end of a file handle (api/api.h: tsr__file_close, _abort), for
  * tsr_close and tsr_abort (core/file_close.c) and the derived files of
  * reduce= (core/reduce_write.c). A written file reaches
  * its final name only when every data call on it succeeded on every rank
@@ -6,8 +6,8 @@
  * temporaries are removed and nothing is renamed. One rule for every
  * strategy: the strategy's abort op is what removes, its close and finish
  * what completes and renames. */
-#include "core/auto.h"
-#include "core/internal.h"
+#include "api/auto.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 
 /* The first failure of a data call, agreed: the codes were agreed when they

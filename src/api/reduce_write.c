@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/reduce.h"
-#include "core/reduce_state.h"
+#include "api/reduce.h"
+#include "api/reduce_state.h"
 
 /* The type a statistic is written in: min and max keep the variable's;
  * count is an int; mean, sum and std are float for float variables and

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/reduce_state.h"
+#include "api/reduce_state.h"
 
 #define HEADER 4096
 #define SUFFIX ".tessera-partial"

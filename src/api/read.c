@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 #include "tier/stage_in.h"
 

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "core/memory_room.h"
-#include "core/reduce.h"
-#include "core/reduce_state.h"
+#include "api/reduce.h"
+#include "api/reduce_state.h"
 #include "strategy/strategy.h"
 
 /* ---- the statistics, per element type ---------------------------------- */

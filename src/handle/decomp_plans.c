@@ -3,7 +3,7 @@
  * and reused by every later put with the same owner and parameters. */
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "handle/handles.h"
 
 int tsr__plan_get(tsr_decomp *d, const void *owner, int64_t key1, int64_t key2, size_t esize,
                   int phased, tsr__layout_fn make_layout, const void *arg, tsr__plan **out) {

@@ -1,8 +1,8 @@
-/* tsr_close and tsr_abort: the end of a file handle (core/file_end.c), and
+/* tsr_close and tsr_abort: the end of a file handle (api/file_end.c), and
  * for a source file of reduce= the derived file of a period that ends with
- * it (core/reduce_write.c), written before the handle goes. */
-#include "core/internal.h"
-#include "core/reduce.h"
+ * it (api/reduce_write.c), written before the handle goes. */
+#include "api/api.h"
+#include "api/reduce.h"
 
 int tsr_close(tsr_file **pf) {
   if (!pf || !*pf) return TSR_EINVAL;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "api/api.h"
 #include "strategy/strategy.h"
 #include "core/stats_format.h"
 #include "core/mpiio_taken.h"
