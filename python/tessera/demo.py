@@ -18,6 +18,11 @@ output in each format models ship: classic CDF-2, NetCDF-4 with deflate=1 and
 GRIB2; a table puts the files' size next to the MB/s (`tessera formats`
 repeats such runs for medians and the compression ratios).
 
+Then the best strategy that can reduce (not split) writes the history once
+more with checksum=crc32 and reduce= (T2 max/min, T mean over the run's
+outputs): every file's sums verified and every statistic compared with
+NumPy's (bench/frames_row.py).
+
 Then each strategy's plain counterpart (`tessera-bench --plain`, the same
 files without Tessera; `tessera overhead` names the pairs) runs once, also
 verified, and a last table prints the ratios Tessera / plain. One run a
@@ -46,6 +51,7 @@ from .bench.launch import (add_case_options, add_launch_options, bench_env, benc
 from .bench.launch import bench_outcome as outcome
 from .outpath import OutputPathError, output_dir, refuse, write_text
 from .plot import plot
+from .bench import frames_row
 from .bench.case import CASE, STRATEGIES
 from .bench.results import ResultsError, case_text
 from .bench.stage_table import STAGED, format_stage_table
@@ -390,6 +396,38 @@ def format_runs(args, bench: str, out: Path, env: dict, best: dict, console,
     return runs
 
 
+def frames_run(args, bench: str, out: Path, env: dict, best: dict, input_file: Path,
+               console, count: Countdown) -> dict:
+    """The best strategy's run again with checksum=crc32 and reduce=
+    (bench/frames_row.py): its record, with frames_check saying what was
+    verified."""
+    outputs = args.steps // args.output_every + 1
+    name = best["strategy"]
+
+    def one():
+        argv = bench_args(args, name, out, input_file, "frames")
+        argv[argv.index("--hints") + 1] = frames_row.hints(STRATEGIES[name], outputs)
+        files, log = out / "frames-files", out / "frames.log"
+        shutil.rmtree(files, ignore_errors=True)
+        log.unlink(missing_ok=True)
+        t0 = time.monotonic()
+        rc, stdout, stderr, _ = launch(args, bench, argv, env, log)
+        st, msg, metrics = outcome(rc, stdout, stderr, out / "frames.json")
+        rec = dict(metrics, strategy=name, demo_status=st, demo_message=msg)
+        if st == "ok":
+            ok, what = frames_row.check(files)
+            rec["frames_check"] = what
+            if not ok:
+                rec.update(demo_status="failed", demo_message=what)
+        if not args.keep:
+            shutil.rmtree(files, ignore_errors=True)
+        text = (f"done in {time.monotonic() - t0:.1f} s: output blocked "
+                f"{rec['output_blocked_s']:.3f} s, {rec['frames_check']}"
+                if rec["demo_status"] == "ok" else f"FAILED: {rec['demo_message']}")
+        return rec, text
+    return count.step(console, f"[frames] checksum + reduce {name} on {args.np} processes", one)
+
+
 def print_formats(runs: list) -> None:
     """One row per format: blocked time, MB/s and the files' size."""
     ok = [r for r in runs if r["demo_status"] == "ok"]
@@ -474,7 +512,7 @@ def main(argv=None) -> int:
     # Every run the demo plans, for the overall count and the time left;
     # sections whose strategies failed take theirs off.
     planned = (1 + len(names) + staged_planned(args, names)
-               + (0 if args.no_formats else len(FORMAT_ROWS))
+               + (0 if args.no_formats else len(FORMAT_ROWS) + 1)
                + (0 if args.no_plain else len(plain_methods(
                    [{"strategy": n, "demo_status": "ok"} for n in names]))))
     count = Countdown(planned)
@@ -496,18 +534,28 @@ def main(argv=None) -> int:
         count.skip(len(FORMAT_ROWS))
     fmt_runs = (format_runs(args, bench, out, env, best, console, count, records)
                 if best else [])
+    # reduce= writes one derived file for the whole run: not with split's
+    # file per rank (docs/reductions.md).
+    reducer = None if args.no_formats else best_strategy(
+        [r for r in records if r["strategy"] != "split"])
+    if not reducer and not args.no_formats:
+        count.skip(1)
+    frames = (frames_run(args, bench, out, env, reducer, input_file, console, count)
+              if reducer else None)
     plain = [] if args.no_plain else plain_runs(args, bench, out, env, records, console, count)
     if not args.keep:
         shutil.rmtree(out / "input", ignore_errors=True)
     results = out / "results.json"
     try:
         write_text(results, json.dumps({"runs": records, "staged_runs": staged,
-                                        "format_runs": fmt_runs, "plain_runs": plain},
+                                        "format_runs": fmt_runs, "frames_run": frames,
+                                        "plain_runs": plain},
                                        indent=2) + "\n")
     except OutputPathError as e:
         return refuse("demo", e)
     ran = [r for r in records if r["demo_status"] == "ok"]
-    failed = [r for r in records + staged + fmt_runs + plain if r["demo_status"] == "failed"]
+    failed = [r for r in records + staged + fmt_runs + plain + ([frames] if frames else [])
+              if r["demo_status"] == "failed"]
     print()
     case = case_text(records)
     if case:
@@ -530,6 +578,9 @@ def main(argv=None) -> int:
         except (ResultsError, ImportError, OSError) as e:
             print(f"tessera demo: no chart ({e})", file=sys.stderr)
     print_formats(fmt_runs)
+    if frames:
+        print(frames_row.row_text(reducer, frames))
+        print()
     if plain:
         print_ratios(args, records, plain)
     print(f"results: {results} (logs: {out}/<strategy>.log)")
@@ -538,6 +589,7 @@ def main(argv=None) -> int:
               "tessera demo: no strategy ran", file=sys.stderr)
         return 1
     verified = len(ran) + sum(r["demo_status"] == "ok" for r in staged + plain) + sum(
-        r.get("check") == "passed" for r in fmt_runs)
+        r.get("check") == "passed" for r in fmt_runs) + int(bool(frames) and
+                                                           frames["demo_status"] == "ok")
     print(f"all {verified} runs verified: every value of every file matched")
     return 0
