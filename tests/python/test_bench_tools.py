@@ -21,6 +21,13 @@ DEMO = FIX / "demo_results.json"
 SINGLE = FIX / "bench_direct.json"
 
 
+@pytest.fixture(autouse=True)
+def fake_bench_python(monkeypatch):
+    """The stand-in bench (`#!/usr/bin/env python3`) writes the frames row's
+    NetCDF files with netCDF4: it runs with this interpreter, which has it."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
 def test_load_demo_results_and_single_records(tmp_path):
     recs = load([DEMO])
     assert [r["strategy"] for r in recs] == ["serial", "direct", "aggregate", "split", "servers"]
@@ -127,12 +134,12 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     assert not (out / "serial-files").exists()  # history files removed after verification
     assert (out / "serial.log").exists()
     # Every run starts from the one wrfinput_d01, then resumes from its first restart file.
-    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes [run 1/17] ... done" \
+    assert "[0/5] input     writing wrfinput_d01 (strategy=serial) on 4 processes [run 1/18] ... done" \
         in text
     # One overall count over every section (input, 5 strategies, 3 staged, 5
-    # formats, 3 plain), with the time left from the second run on.
-    assert re.search(r"\[1/5\] serial .* \[run 2/17, about \d+ s left\] \.\.\. done", text), text
-    assert "[run 17/17" in text and "[run 18/" not in text
+    # formats, the frames row, 3 plain), with the time left from the second run on.
+    assert re.search(r"\[1/5\] serial .* \[run 2/18, about \d+ s left\] \.\.\. done", text), text
+    assert "[run 18/18" in text and "[run 19/" not in text
     log = (out / "direct.log").read_text()
     assert f"--input {out}/input/wrfinput_d01" in log and "--restart-every 30" in log
     assert f"--restart {out}/direct-files/wrfrst_d01_2026-01-01_00_30_00" in log
@@ -172,7 +179,7 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
     # format; the stand-in's files hold 4, 1.2 and 2 bytes per value (Zarr 4
     # and, with gzip, 1.25). Zarr's writers hold whole chunks, so its rows take
     # the best of serial, aggregate and servers (aggregate; servers not built).
-    assert re.search(r"\[format 1/5\] classic CDF-2      split on 4 processes \[run 10/17, about "
+    assert re.search(r"\[format 1/5\] classic CDF-2      split on 4 processes \[run 10/18, about "
                      r"[^\]]+ left\] \.\.\. done", text), text
     assert re.search(r"^classic CDF-2\s+0\.700\s+\S+\s+0\.0\s+1\.00\s+verified$", text, re.M), text
     assert re.search(r"^NetCDF-4 deflate=1\s+1\.050\s+\S+\s+0\.0\s+0\.30\s+verified$", text, re.M)
@@ -195,8 +202,20 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
         out / "format-zarr-deflate1.log").read_text()
     assert "format=netcdf4:deflate=1 --out" in (out / "format-netcdf4-deflate1.log").read_text()
     assert not (out / "format-cdf2-files").exists()
-    # 4 strategies, 3 staged, 3 plain runs, 2 formats read back (GRIB2 and Zarr are not).
-    assert "all 12 runs verified" in text
+    # The frames row: the best strategy that can reduce (not split: aggregate
+    # here) with checksum=crc32 and reduce= on the history files only; every
+    # sum and statistic checked (the stand-in writes real sums and statistics).
+    assert "[frames] checksum + reduce aggregate on 4 processes [run 15/18" in text
+    assert ("strategy=aggregate:aggregators=2,wrfout*:checksum=crc32:reduce=T2/max@7+T2/min@7"
+            "+T/mean@7 --check") in (out / "frames.log").read_text()
+    assert ("every sum of the 7 history file(s) verified; T2MAX, T2MIN, TMEAN equal NumPy's "
+            "over their 7 frame(s)") in text
+    assert re.search(r"output blocked 1\.200 s against 1\.200 s without, 1\.00x", text), text
+    assert json.loads((out / "results.json").read_text())["frames_run"]["demo_status"] == "ok"
+    assert not (out / "frames-files").exists()
+    # 4 strategies, 3 staged, 3 plain runs, 2 formats read back (GRIB2 and Zarr
+    # are not), the frames row.
+    assert "all 13 runs verified" in text
 
 
 def test_demo_skips_staged_rows_without_the_tier(tmp_path, capsys):
