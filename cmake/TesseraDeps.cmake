@@ -21,6 +21,24 @@ message(STATUS "NetCDF: ${NETCDF_MPI_LIBRARY} (headers ${NETCDF_MPI_INCLUDE_DIR}
 # zlib (zlib1g-dev, there with NetCDF's own dependencies): the CRC-32 of
 # checksum=crc32 (src/backend/sink_checksum.c), whose pieces combine.
 find_package(ZLIB REQUIRED)
+# ISA-L (libisal-dev): the same CRC-32 five times as fast (src/core/crc32_isal.c);
+# without it zlib computes it (crc32_zlib.c), to the same value.
+set(TESSERA_USE_ISAL AUTO CACHE STRING "ISA-L for checksum=crc32's CRC: AUTO, ON or OFF")
+set(TESSERA_HAVE_ISAL OFF)
+if(NOT TESSERA_USE_ISAL STREQUAL "OFF")
+  find_path(ISAL_INCLUDE_DIR isa-l/crc.h)
+  find_library(ISAL_LIBRARY isal)
+  if(ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
+    set(TESSERA_HAVE_ISAL ON)
+  elseif(TESSERA_USE_ISAL STREQUAL "ON")
+    message(FATAL_ERROR "TESSERA_USE_ISAL=ON but ISA-L was not found (libisal-dev)")
+  endif()
+endif()
+if(TESSERA_HAVE_ISAL)
+  message(STATUS "CRC-32 for checksum=crc32: ISA-L ${ISAL_LIBRARY}")
+else()
+  message(STATUS "CRC-32 for checksum=crc32: zlib (no ISA-L: libisal-dev)")
+endif()
 
 set(TESSERA_HAVE_PNETCDF OFF)
 if(NOT TESSERA_USE_PNETCDF STREQUAL "OFF")

@@ -61,6 +61,9 @@ if(TESSERA_HAVE_ECCODES)
   list(APPEND _tsr_priv ${ECCODES_LIBRARY})
 endif()
 list(APPEND _tsr_priv ${ZLIB_LIBRARIES}) # checksum=crc32, format=zarr's gzip codec
+if(TESSERA_HAVE_ISAL) # checksum=crc32's CRC
+  list(APPEND _tsr_priv ${ISAL_LIBRARY})
+endif()
 if(TESSERA_HAVE_ZARR AND TESSERA_HAVE_ZSTD) # format=zarr's zstd=
   list(APPEND _tsr_priv ${ZSTD_LIBRARY})
 endif()

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "core/agree.h"
+#include "core/crc32.h"
 #include "tessera.h"
 
 /* A stretch of one frame of one variable: `len` bytes at byte `off` of the
@@ -81,7 +82,7 @@ static int row_crc(tsr__sums *s, const unsigned char *p, int64_t n, size_t es, u
       for (size_t k = 0; k < es; k++) s->swap[i * (int64_t)es + (int64_t)k] = p[i * (int64_t)es + (int64_t)(es - 1 - k)];
     p = s->swap;
   }
-  *crc = (uint32_t)crc32_z(0, p, bytes);
+  *crc = tsr__crc32(p, bytes);
   return 0;
 }
 
