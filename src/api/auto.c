@@ -129,8 +129,12 @@ void tsr__auto_closed(tsr_file *f, int rc) {
   if (!af || !af->s) return;
   tsr__auto_stream *s = af->s;
   tsr__auto_ctx *a = f->ctx->autos;
-  double compute = a->last_close > 0 && f->st.first_put > a->last_close
-                       ? f->st.first_put - a->last_close : 0.0;
+  double compute = a->prev_first_put > 0 && f->st.first_put > a->prev_first_put
+                       ? (f->st.first_put - a->prev_first_put) -
+                             (f->st.blocked_before - a->prev_blocked)
+                       : 0.0;
+  if (compute < 0) compute = 0;
+  if (f->st.first_put > 0) a->prev_first_put = f->st.first_put, a->prev_blocked = f->st.blocked_before;
   /* The one reduction: every rank decides on the slowest rank's figures. */
   double x[3] = {f->st.blocked_s, compute, rc ? 1.0 : 0.0}, y[3] = {0, 0, 0};
   if (MPI_Allreduce(x, y, 3, MPI_DOUBLE, MPI_MAX, f->ctx->comm) != MPI_SUCCESS) return;
@@ -152,7 +156,6 @@ void tsr__auto_closed(tsr_file *f, int rc) {
   }
   snprintf(r->next, sizeof r->next, "%s", s->c[s->current].hints);
   snprintf(r->next_why, sizeof r->next_why, "%s", s->why);
-  a->last_close = tsr__now();
 }
 
 void tsr__auto_file_free(tsr_file *f) {

@@ -14,7 +14,11 @@ struct tsr_ctx;
 /* What a context knows of its streams. */
 typedef struct tsr__auto_ctx {
   tsr__auto_stream *streams;
-  double last_close; /* when the last file closed: compute intervals start there */
+  /* The previous file's first put and the context's blocked time then: the
+   * compute interval is the time between two files' first puts less the
+   * time blocked in Tessera in between (a model closes a history file when
+   * it opens the next, as WRF does, so a close does not end the compute). */
+  double prev_first_put, prev_blocked;
 } tsr__auto_ctx;
 
 /* What a file written with strategy=auto carries. */

@@ -372,7 +372,10 @@ static void count_put(tsr_file *f, int varid, int64_t frame, int64_t elems) {
   int64_t bytes = elems * (int64_t)tsr__type_size(v->type);
   f->st.bytes_put += bytes;
   f->ctx->stats.bytes_put += bytes;
-  if (f->st.first_put == 0) f->st.first_put = tsr__now();
+  if (f->st.first_put == 0) {
+    f->st.first_put = tsr__now();
+    f->st.blocked_before = f->ctx->stats.blocked_s; /* strategy=auto's compute interval */
+  }
   if (v->is_record && frame + 1 > f->st.frames) f->st.frames = frame + 1;
 }
 

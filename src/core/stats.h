@@ -36,6 +36,7 @@ typedef struct {
   double blocked_s;      /* time in Tessera calls on this file (model ranks) */
   double writer_s;       /* time in backend write/flush/close on this rank */
   double first_put;      /* MPI_Wtime of the first put, 0 before */
+  double blocked_before; /* the context's blocked_s at that first put */
   double closed_at;      /* MPI_Wtime when the close finished */
   int64_t bytes_put;     /* data bytes this rank put */
   int64_t writes;        /* requests this rank issued to the backend */
