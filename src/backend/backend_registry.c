@@ -167,12 +167,14 @@ int tsr__backend_write_format(const char *name, int given, int *format) {
  * "CDF" + version, or HDF5's signature (netCDF-4). 0 when unknown or
  * unreadable (the reader's open then says why). */
 static int sniff_format(const char *path) {
-  if (tsr__log_is_log(path)) return TSR__LOG_FORMAT;
+  /* Both a store and a log are directories: each is known by its own
+   * document (zarr.json; a log's schema with its magic). */
   char doc[4096];
   struct stat sb;
   if (path && snprintf(doc, sizeof doc, "%s/zarr.json", path) < (int)sizeof doc &&
       stat(doc, &sb) == 0 && S_ISREG(sb.st_mode))
     return 17; /* a Zarr v3 store: a directory with its root document */
+  if (tsr__log_is_log(path)) return TSR__LOG_FORMAT;
   unsigned char m[8] = {0};
   FILE *fp = path ? fopen(path, "rb") : NULL;
   if (!fp) return 0;

@@ -24,8 +24,10 @@
 
 #define TSR__LOG_MAGIC "TSRLOG01"
 #define TSR__LOG_SCHEMA "schema"
-/* The registry's format number of a log directory (no NetCDF number; grib2 is 16). */
-#define TSR__LOG_FORMAT 17
+/* The registry's format number of a log directory: no NetCDF number, nor
+ * grib2's 16 or zarr's 17 (a log and a store are both directories; the
+ * registry told them apart by this number, and 17 once sent stores here). */
+#define TSR__LOG_FORMAT 30
 
 /* One block in a log; 160 bytes, the same on every platform Tessera builds on. */
 typedef struct {

@@ -81,6 +81,14 @@ def test_every_value_of_a_store_reads_back(tmp_path, reference, writer, codec):
         read(n, store, reference, f"backend=zarr:{how}")
 
 
+def test_a_store_reads_without_naming_the_backend(tmp_path, reference):
+    """tsr_open finds a store by its zarr.json, as it finds a NetCDF file by
+    its first bytes (a staged log, also a directory, has a format of its
+    own: the two once shared a number, and stores went to the log reader)."""
+    store = bench(3, tmp_path / "zarr", "strategy=serial:format=zarr")
+    read(2, store, reference, "strategy=direct")
+
+
 def test_a_path_that_is_no_store_is_refused(tmp_path, reference):
     r = subprocess.run(mpiexec_command(MPIEXEC, 1) + [str(READER), str(tmp_path), str(reference),
                                                       "backend=zarr"],
