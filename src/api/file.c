@@ -80,9 +80,11 @@ static int choose(tsr_file *f, char *msg, size_t msglen) {
   /* Writers that hold tiles cannot share a file whose units are whole
    * levels (GRIB2 messages); aggregate cuts its slabs between levels. */
   if (f->strategy->needs_parallel_backend && f->backend->whole_levels && f->ctx->size > 1) {
+    char names[128];
+    tsr__strategy_list(tsr__strategy_cuts_levels, names, sizeof names);
     snprintf(msg, msglen, "strategy=%s writes each rank's tile, and backend '%s' needs whole "
-             "horizontal levels per writer; use strategy=aggregate (or serial)",
-             f->strategy->name, f->backend->name);
+             "horizontal levels per writer; use strategy=%s",
+             f->strategy->name, f->backend->name, names);
     return TSR_EHINT;
   }
   if (h->writer >= f->ctx->size) {
@@ -228,10 +230,12 @@ static int flat_refused(tsr_file *f, const tsr_decomp *d) {
   if (!d || !d->canon || !d->canon->tiles.flat || !f->strategy) return 0;
   if (!f->strategy->file_per_rank) return 0;
   f->berr.code = TSR_EDECOMP;
+  char names[128];
+  tsr__strategy_list(tsr__strategy_shares_a_file, names, sizeof names);
   snprintf(f->berr.message, sizeof f->berr.message,
            "strategy=%s writes one box per rank; this decomposition's elements form no box on "
-           "some rank (use strategy=serial, direct, aggregate or servers)",
-           f->strategy->name);
+           "some rank (use strategy=%s)",
+           f->strategy->name, names);
   return TSR_EDECOMP;
 }
 

@@ -108,6 +108,15 @@ int tsr__strategy_known(const char *name, size_t n);
 int tsr__strategy_needs_ranks(const char *name);
 /* The strategy that needs dedicated ranks (the first such row), or NULL. */
 const tsr__strategy_ops *tsr__strategy_with_ranks(void);
+/* The names of the registered strategies for which @p keep is true, in the
+ * registry's order, as "a, b or c" in @p out (so messages name no strategy
+ * themselves); returns how many. */
+int tsr__strategy_list(int (*keep)(const tsr__strategy_ops *), char *out, size_t len);
+/* For tsr__strategy_list: every writer writes into one shared file (not a
+ * file per rank); and its writers hold whole levels of that file (serial's
+ * one writer, aggregate's slabs: what a whole-levels backend can take). */
+int tsr__strategy_shares_a_file(const tsr__strategy_ops *s);
+int tsr__strategy_cuts_levels(const tsr__strategy_ops *s);
 /* The strategy used when the hints name none. */
 const tsr__strategy_ops *tsr__strategy_default(void);
 /* The read side for tsr_open's strategy= @p name: its row's `read`, and

@@ -72,6 +72,28 @@ const tsr__strategy_ops *tsr__strategy_default(void) {
   return NULL;
 }
 
+int tsr__strategy_list(int (*keep)(const tsr__strategy_ops *), char *out, size_t len) {
+  int n = 0, left = 0, k = 0;
+  if (len) out[0] = '\0';
+  for (int i = 0; i < NROWS; i++) left += keep(registry[i].ops) != 0;
+  for (int i = 0; i < NROWS && n >= 0 && (size_t)n < len; i++) {
+    if (!keep(registry[i].ops)) continue;
+    left--;
+    n += snprintf(out + n, len - (size_t)n, "%s%s", registry[i].ops->name,
+                  left > 1 ? ", " : left == 1 ? " or " : "");
+    k++;
+  }
+  return k;
+}
+
+static int reads(const tsr__strategy_ops *ops) { return ops->read != NULL; }
+
+int tsr__strategy_shares_a_file(const tsr__strategy_ops *s) { return !s->file_per_rank; }
+
+int tsr__strategy_cuts_levels(const tsr__strategy_ops *s) {
+  return !s->needs_parallel_backend && !s->file_per_rank && !s->needs_server_ranks;
+}
+
 int tsr__strategy_reader(const char *name, const tsr__read_ops **read, const char **name_out,
                          char *msg, size_t msglen) {
   *read = NULL;
@@ -88,14 +110,7 @@ int tsr__strategy_reader(const char *name, const tsr__read_ops **read, const cha
   }
   /* The names that read, in the registry's order: "serial, direct or split". */
   int len = snprintf(msg, msglen, "strategy=%s does not read files: use strategy=", name);
-  int left = 0;
-  for (int i = 0; i < NROWS; i++) left += registry[i].ops->read != NULL;
-  for (int i = 0; i < NROWS && len >= 0 && (size_t)len < msglen; i++) {
-    if (!registry[i].ops->read) continue;
-    left--;
-    len += snprintf(msg + len, msglen - (size_t)len, "%s%s", registry[i].ops->name,
-                    left > 1 ? ", " : left == 1 ? " or " : "");
-  }
+  if (len >= 0 && (size_t)len < msglen) tsr__strategy_list(reads, msg + len, msglen - (size_t)len);
   return TSR_EHINT;
 }
 
