@@ -1,7 +1,7 @@
 # How MPI tests are registered (docs/architecture.md, "rules of the code").
 #
 # tsr_add_mpi_scenarios(PROGRAM COMMAND exe args... SCENARIOS s1 s2 ... NP n1 n2 ...
-#                       [TIMEOUT s] [ENV VAR=value ...] [SEPARATE])
+#                       [MIN_NP s=n ...] [TIMEOUT s] [ENV VAR=value ...] [SEPARATE])
 #   for a program built on tests/common/tsr_test.h. For every rank count N:
 #   mpi.PROGRAM.npN runs `mpiexec -n N exe s1,s2,... args...` once (TIMEOUT
 #   applies to it), and mpi.PROGRAM.SCENARIO.npN, one per scenario, reports
@@ -9,8 +9,9 @@
 #   them; `ctest -R mpi.PROGRAM.SCENARIO.npN` runs both). One mpiexec start per
 #   rank count, as it costs more than most scenarios on the 2-core CI machine.
 #   SEPARATE: one mpiexec start per (scenario, N) instead, for scenarios that
-#   must not share a process. Call it again for scenarios that need other rank
-#   counts. Once per PROGRAM it also registers scenarios.PROGRAM, which fails
+#   must not share a process. MIN_NP s=n: scenario s needs n ranks (its
+#   min_ranks), so it is not registered at fewer, where it could only skip.
+#   Call it again for scenarios that need other rank counts. Once per PROGRAM it also registers scenarios.PROGRAM, which fails
 #   when `exe list` names a scenario that no mpi.PROGRAM.* test reports.
 #
 # tsr_add_mpi_test(NAME COMMAND cmd args... NP n1 n2 ... [TIMEOUT s] [ENV ...])
@@ -59,8 +60,23 @@ function(tsr_add_mpi_test name)
   endforeach()
 endfunction()
 
+# MIN_NP s=n ...: scenario s needs n ranks (its min_ranks in the program's
+# table): no CTest is registered for it at fewer, where it could only skip.
+function(_tsr_scenario_min out scenario)
+  set(min 0)
+  foreach(m ${ARGN})
+    string(REPLACE "=" ";" kv "${m}")
+    list(GET kv 0 k)
+    list(GET kv 1 v)
+    if(k STREQUAL scenario)
+      set(min ${v})
+    endif()
+  endforeach()
+  set(${out} ${min} PARENT_SCOPE)
+endfunction()
+
 function(tsr_add_mpi_scenarios name)
-  cmake_parse_arguments(T "SEPARATE" "TIMEOUT" "COMMAND;SCENARIOS;NP;ENV" ${ARGN})
+  cmake_parse_arguments(T "SEPARATE" "TIMEOUT" "COMMAND;SCENARIOS;NP;ENV;MIN_NP" ${ARGN})
   if(NOT T_COMMAND OR NOT T_SCENARIOS OR NOT T_NP)
     message(FATAL_ERROR "tsr_add_mpi_scenarios(${name}): COMMAND, SCENARIOS and NP are required")
   endif()
@@ -70,7 +86,11 @@ function(tsr_add_mpi_scenarios name)
   list(POP_FRONT T_COMMAND exe)
   if(T_SEPARATE)
     foreach(s ${T_SCENARIOS})
+      _tsr_scenario_min(min ${s} ${T_MIN_NP})
       foreach(np ${T_NP})
+        if(np LESS min)
+          continue()
+        endif()
         set(tname mpi.${name}.${s}.np${np})
         add_test(NAME ${tname}
           COMMAND ${TESSERA_MPIEXEC} ${TESSERA_MPIEXEC_FLAGS} -n ${np} ${exe} ${s} ${T_COMMAND})
@@ -90,6 +110,10 @@ function(tsr_add_mpi_scenarios name)
       set_tests_properties(${run} PROPERTIES FIXTURES_SETUP ${name}_np${np})
       set_property(TEST ${run} APPEND PROPERTY LABELS mpi ${name})
       foreach(s ${T_SCENARIOS})
+        _tsr_scenario_min(min ${s} ${T_MIN_NP})
+        if(np LESS min)
+          continue()
+        endif()
         set(tname mpi.${name}.${s}.np${np})
         add_test(NAME ${tname}
           COMMAND sh ${_tsr_testing_dir}/tsr_verdict.sh ${vdir}/${s}.np${np} ${run})

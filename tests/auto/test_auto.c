@@ -241,7 +241,7 @@ static void state(void) {
 }
 
 static const tsr_test_scenario SCENARIOS[] = {
-    {"agreed", agreed, 0}, {"bytes", bytes, 0}, {"fallback", fallback, 0}, {"state", state, 0}};
+    {"agreed", agreed, 0}, {"bytes", bytes, 0}, {"fallback", fallback, 2}, {"state", state, 0}};
 
 int main(int argc, char **argv) {
   return tsr_test_main(argc, argv, "auto", SCENARIOS, (int)(sizeof SCENARIOS / sizeof SCENARIOS[0]));
