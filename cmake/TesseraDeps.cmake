@@ -4,6 +4,25 @@
 # its library as libnetcdf_mpi; its pkg-config file claims /usr/include, where
 # the serial headers live. The MPI include path must come first, so we find it
 # explicitly instead of trusting pkg-config.
+# tsr_find_optional(NAME HEADER LIBRARY PACKAGE): an optional library, as
+# TESSERA_USE_<NAME> (AUTO, ON or OFF) asks. Sets <NAME>_INCLUDE_DIR and
+# <NAME>_LIBRARY (cache), and TESSERA_HAVE_<NAME> ON when both were found;
+# with TESSERA_USE_<NAME>=ON a missing library stops the configuration,
+# naming the Debian PACKAGE. The callers say what they found.
+function(tsr_find_optional NAME HEADER LIBRARY PACKAGE)
+  set(TESSERA_HAVE_${NAME} OFF PARENT_SCOPE)
+  if(TESSERA_USE_${NAME} STREQUAL "OFF")
+    return()
+  endif()
+  find_path(${NAME}_INCLUDE_DIR ${HEADER})
+  find_library(${NAME}_LIBRARY ${LIBRARY})
+  if(${NAME}_INCLUDE_DIR AND ${NAME}_LIBRARY)
+    set(TESSERA_HAVE_${NAME} ON PARENT_SCOPE)
+  elseif(TESSERA_USE_${NAME} STREQUAL "ON")
+    message(FATAL_ERROR "TESSERA_USE_${NAME}=ON but ${LIBRARY} was not found (${PACKAGE})")
+  endif()
+endfunction()
+
 find_path(NETCDF_MPI_INCLUDE_DIR netcdf_par.h
   HINTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/netcdf/mpi/include
         /usr/lib/x86_64-linux-gnu/netcdf/mpi/include
@@ -24,34 +43,18 @@ find_package(ZLIB REQUIRED)
 # ISA-L (libisal-dev): the same CRC-32 five times as fast (src/core/crc32_isal.c);
 # without it zlib computes it (crc32_zlib.c), to the same value.
 set(TESSERA_USE_ISAL AUTO CACHE STRING "ISA-L for checksum=crc32's CRC: AUTO, ON or OFF")
-set(TESSERA_HAVE_ISAL OFF)
-if(NOT TESSERA_USE_ISAL STREQUAL "OFF")
-  find_path(ISAL_INCLUDE_DIR isa-l/crc.h)
-  find_library(ISAL_LIBRARY isal)
-  if(ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
-    set(TESSERA_HAVE_ISAL ON)
-  elseif(TESSERA_USE_ISAL STREQUAL "ON")
-    message(FATAL_ERROR "TESSERA_USE_ISAL=ON but ISA-L was not found (libisal-dev)")
-  endif()
-endif()
+tsr_find_optional(ISAL isa-l/crc.h isal libisal-dev)
 if(TESSERA_HAVE_ISAL)
   message(STATUS "CRC-32 for checksum=crc32: ISA-L ${ISAL_LIBRARY}")
 else()
   message(STATUS "CRC-32 for checksum=crc32: zlib (no ISA-L: libisal-dev)")
 endif()
 
-set(TESSERA_HAVE_PNETCDF OFF)
-if(NOT TESSERA_USE_PNETCDF STREQUAL "OFF")
-  find_path(PNETCDF_INCLUDE_DIR pnetcdf.h)
-  find_library(PNETCDF_LIBRARY pnetcdf)
-  if(PNETCDF_INCLUDE_DIR AND PNETCDF_LIBRARY)
-    set(TESSERA_HAVE_PNETCDF ON)
-    message(STATUS "PnetCDF: ${PNETCDF_LIBRARY}")
-  elseif(TESSERA_USE_PNETCDF STREQUAL "ON")
-    message(FATAL_ERROR "TESSERA_USE_PNETCDF=ON but PnetCDF was not found")
-  else()
-    message(STATUS "PnetCDF: not found, backend 'pnetcdf' will answer TSR_ENOTBUILT")
-  endif()
+tsr_find_optional(PNETCDF pnetcdf.h pnetcdf libpnetcdf-dev)
+if(TESSERA_HAVE_PNETCDF)
+  message(STATUS "PnetCDF: ${PNETCDF_LIBRARY}")
+elseif(NOT TESSERA_USE_PNETCDF STREQUAL "OFF")
+  message(STATUS "PnetCDF: not found, backend 'pnetcdf' will answer TSR_ENOTBUILT")
 endif()
 
 find_program(TESSERA_MPIEXEC NAMES mpiexec mpirun REQUIRED)
@@ -60,16 +63,9 @@ find_program(TESSERA_NCDUMP ncdump)
 
 # ecCodes (GRIB2 backend): Debian's libeccodes-dev. Without it `format=grib2`
 # answers TSR_ENOTBUILT.
-set(TESSERA_HAVE_ECCODES OFF)
-if(NOT TESSERA_USE_ECCODES STREQUAL "OFF")
-  find_path(ECCODES_INCLUDE_DIR eccodes.h)
-  find_library(ECCODES_LIBRARY eccodes)
-  if(ECCODES_INCLUDE_DIR AND ECCODES_LIBRARY)
-    set(TESSERA_HAVE_ECCODES ON)
-    message(STATUS "ecCodes: ${ECCODES_LIBRARY}")
-  elseif(TESSERA_USE_ECCODES STREQUAL "ON")
-    message(FATAL_ERROR "TESSERA_USE_ECCODES=ON but ecCodes was not found")
-  else()
-    message(STATUS "ecCodes: not found, backend 'grib2' will answer TSR_ENOTBUILT")
-  endif()
+tsr_find_optional(ECCODES eccodes.h eccodes libeccodes-dev)
+if(TESSERA_HAVE_ECCODES)
+  message(STATUS "ecCodes: ${ECCODES_LIBRARY}")
+elseif(NOT TESSERA_USE_ECCODES STREQUAL "OFF")
+  message(STATUS "ecCodes: not found, backend 'grib2' will answer TSR_ENOTBUILT")
 endif()

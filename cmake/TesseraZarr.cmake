@@ -6,16 +6,7 @@
 set(TESSERA_USE_ZSTD AUTO CACHE STRING "zstd for format=zarr (libzstd): AUTO, ON or OFF")
 # zlib itself is required (TesseraDeps: checksum=crc32); the backend is built with it.
 set(TESSERA_HAVE_ZARR ${ZLIB_FOUND})
-set(TESSERA_HAVE_ZSTD OFF)
-if(NOT TESSERA_USE_ZSTD STREQUAL "OFF")
-  find_path(ZSTD_INCLUDE_DIR zstd.h)
-  find_library(ZSTD_LIBRARY zstd)
-  if(ZSTD_INCLUDE_DIR AND ZSTD_LIBRARY)
-    set(TESSERA_HAVE_ZSTD ON)
-  elseif(TESSERA_USE_ZSTD STREQUAL "ON")
-    message(FATAL_ERROR "TESSERA_USE_ZSTD=ON but libzstd was not found (libzstd-dev)")
-  endif()
-endif()
+tsr_find_optional(ZSTD zstd.h zstd libzstd-dev) # TesseraDeps
 if(TESSERA_HAVE_ZARR)
   message(STATUS "Zarr: zlib ${ZLIB_LIBRARIES}; zstd: ${TESSERA_HAVE_ZSTD} ${ZSTD_LIBRARY}")
 else()
