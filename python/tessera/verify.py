@@ -119,8 +119,8 @@ def against_manifest(path: str, sums: dict, say) -> int:
     for fr in frames:
         for name, want in fr.sums.items():
             per_frame = sums.get(name, [])
-            # A fixed variable is listed with frame 0 and has one sum.
-            have = per_frame[fr.frame] if fr.frame < len(per_frame) else per_frame[0] if len(per_frame) == 1 else None
+            # A fixed variable is listed only in frame 0's line, beside its one sum.
+            have = per_frame[fr.frame] if fr.frame < len(per_frame) else None
             if have != want:
                 say(f"{path}: variable {name} frame {fr.frame}: the manifest records {want}, "
                     f"the file {have or 'none'}")
