@@ -32,9 +32,34 @@ static void stream_key(const char *path, char *key, size_t len) {
   key[k] = '\0';
 }
 
-static tsr__auto_stream *find(tsr__auto_ctx *a, const char *key, int ranks, int64_t fb) {
-  for (tsr__auto_stream *s = a->streams; s; s = s->next)
-    if (s->ranks == ranks && strcmp(s->key, key) == 0 && (fb < 0 || s->frame_bytes == fb))
+/* The candidates of this context: with ranks reserved for servers, their
+ * knobs (the layout is the context's); frames of @p fb bytes (0: unknown). */
+static int offers_of(const tsr_ctx *ctx, int64_t fb, tsr__auto_offer *offers) {
+  int servers = ctx->ranks_owner != NULL;
+  tsr__auto_case c = {.ranks = ctx->size, .frame_bytes = fb,
+                      .io_groups = servers ? ctx->hints.io_groups : 0,
+                      .io_tasks = servers ? ctx->hints.io_tasks : 0};
+  return tsr__auto_candidates(&c, offers, TSR__AUTO_MAXC);
+}
+
+/* A stream learned with other candidates (a state file of a job without
+ * servers, another build) is another case. */
+static int same_candidates(const tsr__auto_stream *s, const tsr__auto_offer *o, int n) {
+  if (s->ncand != n) return 0;
+  for (int i = 0; i < s->ncand; i++) {
+    int found = 0;
+    for (int j = 0; j < n && !found; j++) found = strcmp(s->c[i].hints, o[j].hints) == 0;
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+static tsr__auto_stream *find(const tsr_ctx *ctx, const char *key, int64_t fb) {
+  tsr__auto_offer offers[TSR__AUTO_MAXC];
+  int n = offers_of(ctx, fb > 0 ? fb : 0, offers);
+  for (tsr__auto_stream *s = ctx->autos->streams; s; s = s->next)
+    if (s->ranks == ctx->size && strcmp(s->key, key) == 0 && (fb < 0 || s->frame_bytes == fb) &&
+        same_candidates(s, offers, n))
       return s;
   return NULL;
 }
@@ -57,10 +82,11 @@ int tsr__auto_begin(tsr_file *f) {
   f->autof->base = f->hints;
   char key[256];
   stream_key(f->path, key, sizeof key);
-  tsr__auto_stream *s = find(ctx->autos, key, ctx->size, -1);
+  tsr__auto_stream *s = find(ctx, key, -1);
+  f->autof->known = s;
   if (s) return apply(f, s->c[s->current].hints);
   tsr__auto_offer offers[TSR__AUTO_MAXC];
-  return apply(f, tsr__auto_candidates(ctx->size, 0, offers, TSR__AUTO_MAXC) ? offers[0].hints : "");
+  return apply(f, offers_of(ctx, 0, offers) ? offers[0].hints : "");
 }
 
 static int64_t frame_bytes(const tsr__schema *sc) {
@@ -78,7 +104,7 @@ static tsr__auto_stream *new_stream(tsr_ctx *ctx, const char *key, int64_t fb) {
   s->frame_bytes = fb;
   s->incumbent = -1;
   tsr__auto_offer offers[TSR__AUTO_MAXC];
-  int n = tsr__auto_candidates(ctx->size, fb, offers, TSR__AUTO_MAXC);
+  int n = offers_of(ctx, fb, offers);
   for (int i = 0; i < n; i++) tsr__auto_add(s, offers[i].hints, offers[i].predicted_s);
   s->next = ctx->autos->streams;
   ctx->autos->streams = s;
@@ -92,7 +118,7 @@ int tsr__auto_settle(tsr_file *f) {
   stream_key(f->path, key, sizeof key);
   int64_t fb = frame_bytes(&f->schema);
   /* A stream seen before in this job, one the state file knows, or new. */
-  tsr__auto_stream *s = find(f->ctx->autos, key, f->ctx->size, fb);
+  tsr__auto_stream *s = find(f->ctx, key, fb);
   if (!s) s = new_stream(f->ctx, key, fb);
   if (!s) return 0; /* out of memory: the provisional choice stays */
   if (!s->why[0]) tsr__auto_start(s); /* its first decision */
@@ -108,19 +134,23 @@ int tsr__auto_fallback(tsr_file *f, int rc, const char *why) {
   if (!af) return rc;
   char msg[TSR__AUTO_WHY];
   snprintf(msg, sizeof msg, "%s: %s", tsr_errname(rc), why && why[0] ? why : tsr_strerror(rc));
-  if (!af->s) { /* at tsr_create, before the stream is known: the ranking's next */
+  /* At tsr_create the frame size is not known yet; a stream of this path
+   * seen before gave the choice: it learns the failure (a hint that rules a
+   * candidate out does so whatever the frame size). */
+  tsr__auto_stream *s = af->s ? af->s : af->known;
+  if (!s) { /* a new stream: the ranking's next */
     tsr__auto_offer offers[TSR__AUTO_MAXC];
-    int n = tsr__auto_candidates(f->ctx->size, 0, offers, TSR__AUTO_MAXC);
+    int n = offers_of(f->ctx, 0, offers);
     if (++af->provisional >= n) return rc;
     snprintf(af->rec.fallback, sizeof af->rec.fallback, "fallback: %.80s failed (%.130s)", af->applied,
              msg);
     apply(f, offers[af->provisional].hints);
     return 0;
   }
-  if (tsr__auto_fail(af->s, msg)) return rc;
-  snprintf(af->rec.fallback, sizeof af->rec.fallback, "%s", af->s->why);
-  snprintf(af->rec.why, sizeof af->rec.why, "%s", af->s->why);
-  apply(f, af->s->c[af->s->current].hints);
+  if (tsr__auto_fail(s, msg)) return rc;
+  snprintf(af->rec.fallback, sizeof af->rec.fallback, "%s", s->why);
+  snprintf(af->rec.why, sizeof af->rec.why, "%s", s->why);
+  apply(f, s->c[s->current].hints);
   return 0;
 }
 

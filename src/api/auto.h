@@ -24,6 +24,7 @@ typedef struct tsr__auto_ctx {
 /* What a file written with strategy=auto carries. */
 typedef struct tsr__auto_file {
   tsr__auto_stream *s; /* NULL until tsr_enddef for a stream's first file */
+  tsr__auto_stream *known; /* at tsr_create: the stream of this path seen before, or NULL */
   tsr__hints base;     /* the file's hints as resolved (strategy=auto) */
   char applied[TSR__AUTO_HINTS]; /* the candidate's hints now applied */
   int provisional;     /* before the stream is known: the ranking's entry applied */

@@ -33,6 +33,9 @@ static int check_ranks_hints(const tsr__hints *h, char *msg, size_t msglen) {
   const tsr__strategy_ops *ops = NULL;
   if (!(h->set & (TSR__H_IO_GROUPS | TSR__H_IO_TASKS)) || !h->strategy[0]) return 0;
   if (tsr__strategy_find(h->strategy, &ops) == 0 && ops->needs_server_ranks) return 0;
+  /* strategy=auto with a layout: the servers are made here, and auto
+   * chooses among their per-file knobs (docs/auto.md). */
+  if (tsr__strategy_is_auto(h->strategy, strlen(h->strategy))) return 0;
   const tsr__strategy_ops *owner = tsr__strategy_with_ranks();
   snprintf(msg, msglen, "hint '%s=%d' needs strategy=%s, but strategy=%s is in effect",
            h->set & TSR__H_IO_GROUPS ? "io_groups" : "io_tasks",

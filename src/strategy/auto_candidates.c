@@ -5,6 +5,12 @@
  * and write one shared file are candidates (servers cannot appear mid-run;
  * split writes other files), so every candidate writes the same bytes.
  *
+ * With ranks reserved for servers at tsr_init the set of server ranks is
+ * fixed for the job, so the candidates are the servers' knobs that a file's
+ * hints carry to the servers in its OPEN message (servers.c): the backend
+ * (pnetcdf: the whole group writes; a serial one: the group root writes)
+ * and, with several groups, which group takes the next file (server_pick).
+ *
  * The ranking is a small, documented approximation of the cost model's
  * (python/tessera/model), not a port of it: a frame of B bytes from P ranks
  * costs the writers' share of the file bandwidth plus the bytes moved to
@@ -12,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "strategy/strategy.h"
 
 static const char auto_name[] = "auto";
@@ -34,9 +41,6 @@ static double write_s(double b, int writers) {
   return b / (bw < FILE_BW ? bw : FILE_BW);
 }
 
-int tsr__auto_candidates(int ranks, int64_t frame_bytes, tsr__auto_offer *out, int max) {
-  double b = frame_bytes > 0 ? (double)frame_bytes : 1.0e6, p = ranks;
-  int n = 0;
 #define OFFER(cost, ...)                                                                          \
   do {                                                                                             \
     if (n < max) {                                                                                 \
@@ -44,17 +48,51 @@ int tsr__auto_candidates(int ranks, int64_t frame_bytes, tsr__auto_offer *out, i
       out[n++].predicted_s = (cost);                                                               \
     }                                                                                              \
   } while (0)
-  /* serial: everything to one writer, which writes it alone. */
-  OFFER(write_s(b, 1) + b * (p - 1) / p / MOVE_BW, "strategy=serial");
-  /* direct: every rank writes its tile collectively; tiles are not
-   * contiguous in the file, so count each rank's requests. The deferred
-   * put saves the copy into the backend's buffer. */
-  OFFER(write_s(b, ranks) * 1.5 + COLL_S * p + b / p / COPY_BW, "strategy=direct");
-  OFFER(write_s(b, ranks) * 1.5 + COLL_S * p, "strategy=direct:put_mode=deferred");
-  /* aggregate: tiles rearranged into contiguous slabs of N writers. */
-  for (int w = 2; w <= 4 && w <= ranks; w *= 2)
-    OFFER(write_s(b, w) + b * (p - w) / p / MOVE_BW + COLL_S * w,
-          "strategy=aggregate:aggregators=%d", w);
+
+/* The servers' knobs: the model ranks copy their tiles into the hand-off
+ * ring and go on; what they may wait for is the group writing the frame.
+ * "strategy=servers" keeps the default backend for the file's format (the
+ * whole group through PnetCDF with several tasks, else the group root); the
+ * other candidate names the other way, which a format it cannot write
+ * (format=netcdf4) rules out at tsr_create, so auto falls back. */
+static int server_offers(const tsr__auto_case *c, double b, tsr__auto_offer *out, int max) {
+  int n = 0, t = c->io_tasks > 0 ? c->io_tasks : 1;
+  const tsr__backend_ops *ops;
+  int pnetcdf = tsr__backend_find("pnetcdf", &ops) == 0;
+  double handoff = b / c->ranks / COPY_BW;
+  double root = handoff + write_s(b, 1) + b / MOVE_BW;         /* the group root alone */
+  double group = handoff + write_s(b, t) + b / t / MOVE_BW + COLL_S * t; /* all T, PnetCDF */
+  const char *pick[2] = {"", ":server_pick=idle"};
+  for (int k = 0; k < (c->io_groups > 1 ? 2 : 1); k++) {
+    if (t > 1 && pnetcdf) {
+      OFFER(group, "strategy=servers%s", pick[k]);
+      OFFER(root, "strategy=servers:backend=netcdf%s", pick[k]);
+    } else {
+      OFFER(root, "strategy=servers%s", pick[k]);
+      if (pnetcdf) OFFER(group, "strategy=servers:backend=pnetcdf%s", pick[k]);
+    }
+  }
+  return n;
+}
+
+int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max) {
+  double b = c->frame_bytes > 0 ? (double)c->frame_bytes : 1.0e6, p = c->ranks;
+  int ranks = c->ranks, n = 0;
+  if (c->io_groups > 0) {
+    n = server_offers(c, b, out, max);
+  } else {
+    /* serial: everything to one writer, which writes it alone. */
+    OFFER(write_s(b, 1) + b * (p - 1) / p / MOVE_BW, "strategy=serial");
+    /* direct: every rank writes its tile collectively; tiles are not
+     * contiguous in the file, so count each rank's requests. The deferred
+     * put saves the copy into the backend's buffer. */
+    OFFER(write_s(b, ranks) * 1.5 + COLL_S * p + b / p / COPY_BW, "strategy=direct");
+    OFFER(write_s(b, ranks) * 1.5 + COLL_S * p, "strategy=direct:put_mode=deferred");
+    /* aggregate: tiles rearranged into contiguous slabs of N writers. */
+    for (int w = 2; w <= 4 && w <= ranks; w *= 2)
+      OFFER(write_s(b, w) + b * (p - w) / p / MOVE_BW + COLL_S * w,
+            "strategy=aggregate:aggregators=%d", w);
+  }
 #undef OFFER
   /* Cheapest first (a stable insertion sort: ties keep the order above). */
   for (int i = 1; i < n; i++)

@@ -128,17 +128,24 @@ int tsr__strategy_reader(const char *name, const tsr__read_ops **read, const cha
 /* Release what a reader's setup made (the ranks, the communicator). */
 void tsr__readers_free(tsr__readers *r);
 /* strategy=auto (docs/auto.md) is no row: the API layer (core/auto.c) picks
- * one of these candidates per file, each a hint text for a row above that
- * needs no dedicated ranks, cheapest predicted first. */
+ * one of these candidates per file, each a hint text for a row above,
+ * cheapest predicted first. Without reserved ranks: the rows that need none
+ * and write one shared file. With ranks reserved for servers at tsr_init:
+ * the servers' per-file knobs only (the set of server ranks is fixed). */
 typedef struct {
   char hints[96];
   double predicted_s;
 } tsr__auto_offer;
+/* What the candidates depend on. */
+typedef struct {
+  int ranks;              /* model ranks */
+  int64_t frame_bytes;    /* bytes of one frame; 0: not known yet */
+  int io_groups, io_tasks; /* the servers' layout; 0: no ranks reserved */
+} tsr__auto_case;
 /* 1 when @p name (n bytes) is "auto". */
 int tsr__strategy_is_auto(const char *name, size_t n);
-/* The candidates for @p ranks model ranks and frames of @p frame_bytes
- * (0: not known yet), at most @p max, ranked; their number. */
-int tsr__auto_candidates(int ranks, int64_t frame_bytes, tsr__auto_offer *out, int max);
+/* The candidates for @p c, at most @p max, ranked; their number. */
+int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max);
 /* Every registered name, for tests and messages: names[i] for i < count. */
 int tsr__strategy_count(void);
 const char *tsr__strategy_name_at(int i);

@@ -16,77 +16,7 @@
 
 #include "tsr_test.h"
 #include "tsr_fixtures.h"
-
-enum { NZ = 4, NY = 24, NX = 16, HLEN = 1024 };
-
-static float value(int t, int64_t k, int64_t j, int64_t i) {
-  return (float)(t * 100000 + (k * NY + j) * NX + i);
-}
-
-/* One file of one frame; the hints it was written with in @p used. */
-static int write_file(tsr_ctx *ctx, const char *path, const char *hints, int t, char *used) {
-  int64_t g[3] = {NZ, NY, NX}, st[3] = {0, 0, 0}, ct[3] = {NZ, 0, NX};
-  tsr_test_split1(NY, tsr_test_nranks(), tsr_test_rank(), &st[1], &ct[1]);
-  tsr_decomp *d = NULL;
-  tsr_file *f = NULL;
-  if (tsr_decomp_box(ctx, 3, g, st, ct, NULL, NULL, &d)) return -1;
-  int rc = tsr_create(ctx, path, hints, &f);
-  if (rc) {
-    tsr_decomp_free(&d);
-    return rc;
-  }
-  int dt, dz, dy, dx, v;
-  tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt);
-  tsr_def_dim(f, "z", NZ, &dz);
-  tsr_def_dim(f, "y", NY, &dy);
-  tsr_def_dim(f, "x", NX, &dx);
-  tsr_def_var(f, "v", TSR_FLOAT, 4, (int[]){dt, dz, dy, dx}, &v);
-  tsr_def_var_decomp(f, v, d);
-  rc = tsr_enddef(f);
-  if (used) tsr_file_hints(f, used, HLEN);
-  float *buf = malloc((size_t)(NZ * ct[1] * NX + 1) * sizeof *buf);
-  for (int64_t k = 0; k < NZ; k++)
-    for (int64_t j = 0; j < ct[1]; j++)
-      for (int64_t i = 0; i < NX; i++) buf[(k * ct[1] + j) * NX + i] = value(t, k, st[1] + j, i);
-  if (!rc) rc = tsr_put(f, v, 0, NULL, buf);
-  int rc2 = tsr_close(&f);
-  free(buf);
-  tsr_decomp_free(&d);
-  return rc ? rc : rc2;
-}
-
-static void check_values(tsr_ctx *ctx, const char *path, int t) {
-  tsr_file *f = NULL;
-  TSR_CHECKF(tsr_open(ctx, path, NULL, &f) == 0, "cannot open %s: %s", path, tsr_last_error());
-  if (!f) return;
-  int v = -1;
-  TSR_CHECK_OK(tsr_inq_varid(f, "v", &v));
-  static float all[NZ * NY * NX];
-  TSR_CHECK_OK(tsr_get(f, v, 0, NULL, all));
-  int bad = 0;
-  for (int k = 0; k < NZ; k++)
-    for (int j = 0; j < NY; j++)
-      for (int i = 0; i < NX; i++) bad += all[(k * NY + j) * NX + i] != value(t, k, j, i);
-  TSR_CHECKF(bad == 0, "%s: %d values differ", path, bad);
-  TSR_CHECK_OK(tsr_close(&f));
-}
-
-/* 1 when every rank holds the same @p text. */
-static int same_everywhere(const char *text) {
-  char mine[HLEN] = "", first[HLEN] = "";
-  snprintf(mine, sizeof mine, "%.1000s", text);
-  memcpy(first, mine, sizeof first);
-  MPI_Bcast(first, HLEN, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int same = strcmp(first, mine) == 0, all = 0;
-  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all;
-}
-
-static void file_path(char *buf, size_t n, const char *stem, int i) {
-  char s[64];
-  snprintf(s, sizeof s, "%s%02d", stem, i);
-  tsr_test_path(buf, n, s);
-}
+#include "auto_files.h"
 
 static void agreed(void) {
   tsr_ctx *ctx;
@@ -126,18 +56,6 @@ static void bytes(void) {
   }
   TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
-}
-
-/* The newest statistics record of @p path (rank 0), or "". */
-static void last_record(const char *path, char *out, size_t n) {
-  out[0] = '\0';
-  const char *sf = getenv("TESSERA_STATS_FILE");
-  FILE *fp = sf ? fopen(sf, "r") : NULL;
-  char key[600], line[16384];
-  snprintf(key, sizeof key, "\"file\": \"%s\"", path);
-  while (fp && fgets(line, sizeof line, fp))
-    if (strstr(line, key)) snprintf(out, n, "%s", line);
-  if (fp) fclose(fp);
 }
 
 static void fallback(void) {
