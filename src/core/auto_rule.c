@@ -61,7 +61,7 @@ static int best(const tsr__auto_stream *s, int except) {
 
 static int untried(const tsr__auto_stream *s) {
   for (int i = 0; i < s->ncand; i++)
-    if (!s->c[i].failed && !s->c[i].nwin) return i;
+    if (!s->c[i].failed && !s->c[i].left_out && !s->c[i].nwin) return i;
   return -1;
 }
 
@@ -80,8 +80,11 @@ void tsr__auto_start(tsr__auto_stream *s) {
 }
 
 /* A new compute regime: what was measured before may no longer hold, so
- * every window but the newest sample's is dropped and exploring restarts. */
-static int new_regime(tsr__auto_stream *s, int just, double compute_s) {
+ * every window but the newest sample's is dropped and exploring restarts,
+ * among the candidates that were within TSR__AUTO_REACH of the best before
+ * (an exploration file of one far behind costs more than it can teach):
+ * returns 1 and the number left out in *@p out. */
+static int new_regime(tsr__auto_stream *s, int just, double compute_s, int *out) {
   if (compute_s <= 0.0) return 0;
   if (s->compute_ref <= 0.0) {
     s->compute_ref = compute_s;
@@ -97,9 +100,14 @@ static int new_regime(tsr__auto_stream *s, int just, double compute_s) {
   }
   if (!s->regime_pending++) return 0;
   s->regime_pending = 0;
+  int b = best(s, -1);
+  double reach = b >= 0 ? TSR__AUTO_REACH * tsr__auto_median(&s->c[b]) : 0.0;
+  *out = 0;
   for (int i = 0; i < s->ncand; i++) {
-    if (i == just) continue;
-    s->c[i].nwin = s->c[i].head = 0;
+    tsr__auto_cand *c = &s->c[i];
+    c->left_out = i != just && !c->failed && (!c->nwin || tsr__auto_median(c) > reach);
+    *out += c->left_out;
+    if (i != just) c->nwin = c->head = 0;
   }
   /* The one kept is the file just closed, measured after the new interval. */
   double keep = s->c[just].win[(s->c[just].head + TSR__AUTO_WIN - 1) % TSR__AUTO_WIN];
@@ -114,9 +122,12 @@ int tsr__auto_next(tsr__auto_stream *s, double measured_s, double compute_s) {
   int k = s->current, was = s->incumbent;
   push(&s->c[k], measured_s);
   s->c[k].last_try = s->files++;
-  char pre[96] = "";
-  if (new_regime(s, k, compute_s))
-    snprintf(pre, sizeof pre, "compute interval now %.3f s: new regime; ", compute_s);
+  char pre[160] = "";
+  int out = 0;
+  if (new_regime(s, k, compute_s, &out))
+    snprintf(pre, sizeof pre,
+             "compute interval now %.3f s: new regime (%d left out: past %.0fx the best before); ",
+             compute_s, out, TSR__AUTO_REACH);
   int u = untried(s);
   if (u >= 0) { /* explore: every candidate once, in ranked order */
     s->current = u;
@@ -147,11 +158,17 @@ int tsr__auto_next(tsr__auto_stream *s, double measured_s, double compute_s) {
   if (k != inc || s->incumbent != was) s->since_retry = 0;
   if (++s->since_retry <= TSR__AUTO_RETRY_EVERY || s->c[inc].nwin < 2) return s->incumbent != was;
   /* A runner-up close to the incumbent, the one tried longest ago: its
-   * figures may be old, and the incumbent's keep coming in. */
+   * figures may be old, and the incumbent's keep coming in. One whose
+   * window (2 files or more) lies apart from the incumbent's, spread and
+   * all, has answered: no more tries of it in this regime. */
   int r = -1;
-  double limit = tsr__auto_median(&s->c[inc]) * (1.0 + TSR__AUTO_CLOSE);
+  const tsr__auto_cand *ic = &s->c[inc];
+  double limit = tsr__auto_median(ic) * (1.0 + TSR__AUTO_CLOSE);
+  double top = tsr__auto_median(ic) + tsr__auto_spread(ic);
   for (int i = 0; i < s->ncand; i++) {
-    if (i == inc || s->c[i].failed || tsr__auto_median(&s->c[i]) > limit) continue;
+    const tsr__auto_cand *c = &s->c[i];
+    if (i == inc || c->failed || !c->nwin || tsr__auto_median(c) > limit) continue;
+    if (c->nwin >= 2 && tsr__auto_median(c) - tsr__auto_spread(c) > top) continue;
     if (r < 0 || s->c[i].last_try < s->c[r].last_try) r = i;
   }
   if (r >= 0) {

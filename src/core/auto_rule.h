@@ -21,6 +21,7 @@
 #define TSR__AUTO_NOISE 0.05    /* the least spread assumed: 5 % of the median */
 #define TSR__AUTO_REGIME 2.0    /* compute interval ratio that starts a new regime, */
 #define TSR__AUTO_REGIME_S 0.05 /* with at least this difference in seconds, two files in a row */
+#define TSR__AUTO_REACH 3.0     /* a new regime re-explores the candidates within 3x of the old best */
 
 typedef struct {
   char hints[TSR__AUTO_HINTS]; /* e.g. "strategy=aggregate:aggregators=2" */
@@ -29,6 +30,7 @@ typedef struct {
   int nwin, head;
   int last_try; /* the stream's file number of its last try; -1: never */
   int failed;   /* 1: never tried again in this job (why says why) */
+  int left_out; /* 1: not explored in the present regime (far behind before it) */
   char why[TSR__AUTO_WHY];
 } tsr__auto_cand;
 

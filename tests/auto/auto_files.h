@@ -110,4 +110,19 @@ static inline void last_record(const char *path, char *out, size_t n) {
   if (fp) fclose(fp);
 }
 
+/* Rank 0 of the model: @p path's statistics record has an auto object; 1
+ * when its fallback names a candidate starting with @p from (then the
+ * reason must hold @p reason and TSR_EHINT), else 0. */
+static inline int fallback_recorded(const char *path, const char *from, const char *reason) {
+  static char rec[16384];
+  char key[160];
+  last_record(path, rec, sizeof rec);
+  TSR_CHECKF(strstr(rec, "\"auto\": {") != NULL, "no auto record for %s", path);
+  snprintf(key, sizeof key, "\"fallback\": \"fallback: %s", from);
+  const char *fb = strstr(rec, key);
+  if (!fb) return 0;
+  TSR_CHECKF(strstr(fb, "TSR_EHINT") && strstr(fb, reason), "the reason is missing: %.300s", fb);
+  return 1;
+}
+
 #endif

@@ -43,8 +43,10 @@ static void explore_keep_retry(void) {
   three(&s);
   const double cost[3] = {0.30, 0.10, 0.12};
   /* files 0-2 explore a, b, c; then b is kept; a runner-up (c, within
-   * 50 %) is tried after every 4 files on b; a (3x) never again. */
-  const int want[] = {0, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1};
+   * 50 %) is tried after 4 files on b; a (3x) never again; once c's two
+   * files lie apart from b's (0.12 - 5 % > 0.10 + 5 %), c is not tried
+   * again either. */
+  const int want[] = {0, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
   for (int i = 0; i < (int)(sizeof want / sizeof want[0]); i++) {
     CHECK_EQ(s.current, want[i]);
     tsr__auto_next(&s, cost[s.current], 1.0);
@@ -77,13 +79,17 @@ static void switch_past_spread(void) {
 
 /* The compute interval jumps (twice in a row, by more than 2x and 0.05 s):
  * everything is measured again, under the new regime. */
+/* Eight files at 0.1 s of compute on @p cost: b is kept. */
+static void settled(tsr__auto_stream *s, const double cost[3]) {
+  three(s);
+  for (int i = 0; i < 8; i++) tsr__auto_next(s, cost[s->current], 0.1);
+  CHECK_EQ(s->incumbent, 1);
+}
+
 static void regime(void) {
   tsr__auto_stream s;
-  three(&s);
-  double cost[3] = {0.30, 0.10, 0.12}, compute = 0.1;
-  for (int i = 0; i < 8; i++) tsr__auto_next(&s, cost[s.current], compute);
-  CHECK_EQ(s.incumbent, 1);
-  compute = 1.0;
+  double cost[3] = {0.25, 0.10, 0.12}, compute = 1.0;
+  settled(&s, cost);
   cost[0] = 0.05;
   tsr__auto_next(&s, cost[s.current], compute); /* once: maybe noise */
   CHECK(s.incumbent == 1);
@@ -91,6 +97,27 @@ static void regime(void) {
   CHECK(strstr(s.why, "new regime") != NULL);
   for (int i = 0; i < 4; i++) tsr__auto_next(&s, cost[s.current], compute);
   CHECK_EQ(s.incumbent, 0);
+}
+
+/* A new regime re-explores only the candidates within 3x of the best
+ * before it: a (5x) is left out, c is explored again, and the reason says
+ * how many were left out. */
+static void regime_reach(void) {
+  tsr__auto_stream s;
+  double cost[3] = {0.50, 0.10, 0.12}, compute = 1.0;
+  settled(&s, cost);
+  CHECK_EQ(s.current, 1);
+  tsr__auto_next(&s, cost[s.current], compute);
+  tsr__auto_next(&s, cost[s.current], compute); /* a new regime, measured on b */
+  CHECK(strstr(s.why, "new regime (1 left out: past 3x the best before); explore: untried "
+                      "candidate 3 of 3") != NULL);
+  CHECK_EQ(s.current, 2);
+  CHECK(s.c[0].left_out && !s.c[2].left_out);
+  for (int i = 0; i < 12; i++) {
+    tsr__auto_next(&s, cost[s.current], compute);
+    CHECK(s.current != 0);
+  }
+  CHECK_EQ(s.incumbent, 1);
 }
 
 static void fallback(void) {
@@ -150,7 +177,8 @@ int main(int argc, char **argv) {
     const char *name;
     void (*fn)(void);
   } t[] = {{"explore_keep_retry", explore_keep_retry}, {"switch_past_spread", switch_past_spread},
-           {"regime", regime}, {"fallback", fallback}, {"state_roundtrip", state_roundtrip}};
+           {"regime", regime}, {"regime_reach", regime_reach}, {"fallback", fallback},
+           {"state_roundtrip", state_roundtrip}};
   int ran = 0;
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (argc < 2 || strcmp(argv[1], t[i].name) == 0) {

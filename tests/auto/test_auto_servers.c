@@ -96,17 +96,9 @@ static void fallback(void) {
     TSR_CHECKF(strstr(used, "strategy=servers") && !strstr(used, "backend="),
                "file %d written with %s", i, used);
     check_values(ctx, path, i);
-    if (auto_model_rank() == 0) {
-      static char rec[16384];
-      last_record(path, rec, sizeof rec);
-      TSR_CHECKF(strstr(rec, "\"auto\": {") != NULL, "no auto record for %s", path);
-      const char *fb = strstr(rec, "\"fallback\": \"fallback: strategy=servers:backend=");
-      if (fb) {
-        TSR_CHECKF(strstr(fb, "TSR_EHINT") && strstr(fb, "does not write the format that format= asks"),
-                   "the reason is missing: %.300s", fb);
-        fell++;
-      }
-    }
+    if (auto_model_rank() == 0)
+      fell += fallback_recorded(path, "strategy=servers:backend=",
+                                "does not write the format that format= asks for");
   }
   if (auto_model_rank() == 0) TSR_CHECKF(fell >= 1, "no file records a fallback from a named backend");
   stop(&ctx, &model);
