@@ -25,33 +25,20 @@ from .model.command import STRATEGY_NAMES, add_case_args, at_least_real, case_of
 from .model.deflate import NoDeflateRate, require
 from .model.predict import predict
 from .model.report import table
-from .model.strategy import Strategy, aggregator_count, grid
-from .strategies import STRATEGIES, reserves_servers
+from .model.strategy import Strategy, grid
+from .strategies import in_order, reserves_servers, row
+from .strategy.row import span  # noqa: F401 (advise.span: the flat ranges' text)
 
 #: Candidates of one strategy whose predicted wall time is within this share
 #: of its best are reported as a range ("aggregators 4-16 within 3 %").
 FLAT_PCT = 3.0
 
 
-def powers(limit: int) -> list:
-    out, n = [], 1
-    while n <= limit:
-        out.append(n)
-        n *= 2
-    return out
-
-
 def candidates(procs: int, buffers=(32 << 20, 128 << 20, 512 << 20)) -> list:
-    """The knob settings worth predicting at `procs` processes."""
-    out = [Strategy("serial"), Strategy("direct"), Strategy("split")]
-    out += [Strategy("aggregate", aggregators=n) for n in powers(procs) if n < procs or n == 1]
-    for g in powers(8):
-        for t in powers(8):
-            if g * t * 2 > procs:             # keep at least half the ranks computing
-                continue
-            for b in buffers:
-                out.append(Strategy("servers", io_groups=g, io_tasks=t, buffer_bytes=b))
-    return out
+    """The knob settings worth predicting at `procs` processes, each row's
+    in its advise_order."""
+    return [Strategy(r.name, **k) for r in in_order("advise_order")
+            for k in r.candidates(procs, buffers)]
 
 
 def knobs(s: Strategy, case=None) -> str:
@@ -98,14 +85,7 @@ def netcdf4(case) -> bool:
 
 def wrf_short(s: Strategy, case) -> str:
     """The WRF setting of a candidate in a few words (the table's column)."""
-    if reserves_servers(s.name):
-        if s.server_backend() != "netcdf" and netcdf4(case):
-            return f"quilt {s.io_groups}x{s.io_tasks}, Tessera only"
-        form = 2 if s.server_backend() == "netcdf" else 11
-        return f"quilt {s.io_groups}x{s.io_tasks}, io_form {form}"
-    # WRF's parallel NetCDF-4 (io_form 13) stands for direct with a netcdf4 file.
-    form = 13 if s.name == "direct" and netcdf4(case) else STRATEGIES[s.name].wrf_io_form
-    return f"io_form {form}"
+    return s.row().wrf_short(s, case)
 
 
 def wrf_setting(s: Strategy, case, procs: int) -> str:
@@ -114,70 +94,20 @@ def wrf_setting(s: Strategy, case, procs: int) -> str:
     bench_namelist_hints): io_form_history, and for servers WRF's quilting
     with the model grid the servers leave."""
     model, px, py = grid(case, s, procs)
-    if s.name == "serial":
-        return ("io_form_history = 2 (rank 0 gathers every field and writes serial NetCDF; "
-                "WRF's rank 0 holds a whole field, Tessera's writer one slab)")
-    if s.name == "direct":
-        if netcdf4(case):
-            return "io_form_history = 13 (every rank writes NetCDF-4 collectively through HDF5)"
-        return "io_form_history = 11 (every rank writes collectively through PnetCDF)"
-    if s.name == "aggregate":
-        n = aggregator_count(s, model)
-        stride = max(1, model // n)
-        where = "on every rank" if stride == 1 else f"one every {stride} ranks"
-        return (f"io_form_history = 12 (PIO) with {n} I/O task{'s' if n > 1 else ''}, {where} "
-                f"(the Irma study's &pio_control: pioprocs = {n}, piostride = {stride})")
-    if s.name == "split":
-        return "io_form_history = 102 (one file per rank, joined afterwards)"
-    if s.server_backend() == "netcdf":
-        form = "io_form_history = 2 (the group's root writes serial NetCDF)"
-    elif netcdf4(case):
-        form = ("no stock WRF form: WRF's quilt servers write io_form 2 (the group's root) or "
-                "11 (PnetCDF), not NetCDF-4 in parallel; with Tessera in WRF (io_form_history "
-                "= 8, docs/wrf.md) the hints above do")
-    else:
-        form = ("io_form_history = 11 (the whole group writes with PnetCDF; WRF built with "
-                "-DPNETCDF_QUILT)")
-    return (f"quilting, &namelist_quilt nio_groups = {s.io_groups}, nio_tasks_per_group = "
-            f"{s.io_tasks}, with {form}; {s.server_ranks()} of the {procs} processes become "
-            f"servers, so the model grid is the other {model}: &domains nproc_x = {px}, "
-            f"nproc_y = {py}. WRF's quilt hand-off blocks while a group is busy, Tessera's "
-            f"does not (docs/servers.md): stock WRF may wait longer than predicted")
+    return s.row().wrf_setting(s, case, procs, model, px, py)
 
 
 # --- where the optimum is flat ----------------------------------------------------
-
-def span(values: list, tried: list, show=str) -> str:
-    """`4-16` when values are a run of consecutive tried values, else a list."""
-    values, tried = sorted(set(values)), sorted(set(tried))
-    if len(values) == 1:
-        return show(values[0])
-    i = tried.index(values[0])
-    if tried[i:i + len(values)] == values:
-        return f"{show(values[0])}-{show(values[-1])}"
-    return ", ".join(show(v) for v in values)
-
 
 def flat_range(ranked: list, name: str, pct: float = FLAT_PCT) -> str:
     """The knob values of strategy `name` whose predicted wall time is within
     pct % of its best candidate's ("" when the strategy has no knob here)."""
     same = [(s, p) for s, p in ranked if s.name == name]
-    if name not in ("aggregate", "servers") or len(same) < 2:
+    if len(same) < 2:
         return ""
     top = min(p.wall_s for _, p in same)
     near = [s for s, p in same if p.wall_s <= top * (1.0 + pct / 100.0)]
-    if name == "aggregate":
-        if len({s.aggregators for s in near}) == 1:
-            return f"no other aggregator count within {pct:g} %"
-        counts = span([s.aggregators for s in near], [s.aggregators for s, _ in same])
-        return f"aggregators {counts} within {pct:g} %"
-    layouts = sorted({(s.io_groups, s.io_tasks) for s in near})
-    if len(near) == 1:
-        return f"no other server layout or buffer within {pct:g} %"
-    buffers = span([s.buffer_bytes for s in near], [s.buffer_bytes for s, _ in same],
-                   lambda b: f"{b >> 20}m")
-    return (f"io_groups x io_tasks {', '.join(f'{g}x{t}' for g, t in layouts)}, buffer_bytes "
-            f"{buffers} within {pct:g} %")
+    return row(name).flat_text(same, near, pct)
 
 
 def close_strategies(ranked: list, best, pct: float = FLAT_PCT) -> list:
@@ -193,19 +123,8 @@ def close_strategies(ranked: list, best, pct: float = FLAT_PCT) -> list:
 # --- whose memory ------------------------------------------------------------------
 
 def memory_text(s: Strategy, p, case, procs: int) -> str:
-    w, r = human(p.mem_writer), human(p.mem_rank)
-    if s.name == "serial":
-        return f"{w} on the writer (rank 0), {r} on each other rank"
-    if s.name == "direct":
-        return (f"{w} on each MPI-IO aggregator of the collective write, {r} on each other "
-                "rank")
-    if s.name == "aggregate":
-        n = aggregator_count(s, grid(case, s, procs)[0])
-        return f"{w} on each of the {n} aggregators (the writers), {r} on each other rank"
-    if s.name == "split":
-        return f"{w} on every rank (each writes its own file)"
-    return (f"{w} on each of the {s.server_ranks()} server ranks, {r} on each model rank "
-            f"(at most buffer_bytes={s.buffer_bytes >> 20}m)")
+    return s.row().memory_text(s, human(p.mem_writer), human(p.mem_rank),
+                               grid(case, s, procs)[0])
 
 
 def describe(label: str, sp: tuple, ranked: list, case, procs: int, close=()) -> list:
@@ -226,14 +145,7 @@ def describe(label: str, sp: tuple, ranked: list, case, procs: int, close=()) ->
 
 def shared_writers(s: Strategy, case, procs: int) -> int:
     """Ranks writing one shared file at once (0: one writer per file)."""
-    model = grid(case, s, procs)[0]
-    if s.name == "direct":
-        return model
-    if s.name == "aggregate":
-        return aggregator_count(s, model)
-    if s.name == "servers" and s.server_backend() != "netcdf":
-        return s.io_tasks
-    return 0
+    return s.row().shared_writers(s, grid(case, s, procs)[0])
 
 
 def notes(prof, case, best: tuple, procs: int) -> list:

@@ -6,6 +6,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+
+
+def whole(text: str, what: str, low: int = 1) -> int:
+    """A whole number >= low, or ValueError naming `what`."""
+    if not re.fullmatch(r"\s*[+-]?\d+\s*", text or "") or int(text) < low:
+        raise ValueError(f"{what}: expected a whole number >= {low}, got '{text}'")
+    return int(text)
 
 
 def at_least(low: int):

@@ -55,7 +55,7 @@ from .bench import frames_row
 from .bench.case import CASE, STRATEGIES
 from .bench.results import ResultsError, case_text
 from .bench.stage_table import STAGED, format_stage_table
-from .strategies import with_property
+from .strategies import row, with_property
 from .table import format_rows, format_table
 from .textout import Countdown, make_table, render
 
@@ -537,7 +537,7 @@ def main(argv=None) -> int:
     # reduce= writes one derived file for the whole run: not with split's
     # file per rank (docs/reductions.md).
     reducer = None if args.no_formats else best_strategy(
-        [r for r in records if r["strategy"] != "split"])
+        [r for r in records if not row(r["strategy"]).file_per_rank])
     if not reducer and not args.no_formats:
         count.skip(1)
     frames = (frames_run(args, bench, out, env, reducer, input_file, console, count)

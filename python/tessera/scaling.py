@@ -30,7 +30,8 @@ from .cli_args import at_least
 from .model.case import bench_case
 from .model.predict import predict
 from .model.profile import load as load_profile
-from .model.strategy import Strategy, grid, server_frame, sync_frame
+from .model.strategy import Strategy, grid, sync_frame
+from .strategies import reserves_servers
 from .bench.launch import bench_or_say, is_open_mpi, mpiexec_command
 from .outpath import OutputPathError, output_dir, refuse, write_text
 from .textout import Countdown, table_text
@@ -183,6 +184,12 @@ def per_output(one: dict, three: dict) -> dict:
     return busiest
 
 
+def peak_key(strategy: str) -> str:
+    """The record's measured peak to set next to the model's writer memory:
+    the server's for a strategy with server ranks."""
+    return "server_peak_bytes" if reserves_servers(strategy) else "tessera_peak_bytes"
+
+
 def model_figures(args, strategy: str, np: int) -> dict:
     """What the cost model assumes for one output of the same case (docs/model.md):
     messages and bytes at its busiest receiver (msg_s, net_bw), the stages of
@@ -190,9 +197,9 @@ def model_figures(args, strategy: str, np: int) -> dict:
     case = bench_case(args.nx, args.ny, args.nz, 2, 1)
     strat = Strategy.parse(HINTS[strategy])
     prof = load_profile("here")   # counts do not depend on the machine's rates
-    if strategy == "servers":
+    if strat.row().server_ranks:
         model, px, py = grid(case, strat, np)
-        a = server_frame(case, strat, prof, model, px, py)
+        a = strat.row().server_frame(case, strat, prof, model, px, py)
     else:
         a = sync_frame(case, strat, prof, np)
     pred = predict(case, strat, prof, np)
@@ -230,8 +237,7 @@ def model_table(results: dict, nps: list) -> str:
                          ratio(m["recv_msgs"], r["recv_msgs"]), f"{m['recv_bytes']:.0f}",
                          f"{r['recv_bytes']:.0f}", ratio(m["recv_bytes"], r["recv_bytes"]),
                          f"{m['coll_stages']:.0f}", f"{r['coll_msgs']:.0f}",
-                         f"{m['mem_writer']:.0f}",
-                         f"{r['server_peak_bytes'] if s == 'servers' else r['tessera_peak_bytes']:.0f}"])
+                         f"{m['mem_writer']:.0f}", f"{r[peak_key(s)]:.0f}"])
     head = ["strategy", "P", "model recv msgs", "measured", "ratio", "model recv bytes",
             "measured", "ratio", "model coll stages", "measured coll msgs",
             "model writer mem B", "measured peak B"]  # servers: the server's peak

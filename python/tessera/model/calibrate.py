@@ -17,17 +17,15 @@ different loads fit one profile.
 """
 from __future__ import annotations
 
-from ..strategies import reserves_servers
 from .case import case_from_record
 from .deflate import measure as measure_deflate
 from .fit import fit
 from .ompio import BYTES_PER_AGG
-from .predict import WRITE_KEYS, imbalance_s, run_amounts
+from .moves import WRITE_KEYS, exposed_share
+from .predict import imbalance_s, run_amounts
 from .profile import Profile
 from .amounts import Amounts
-from .strategy import (EVERYONE, Strategy, aggregate_write, busy_ranks,
-                             exposed_share, file_cost, grid, handoff_frame, server_frame,
-                             split_write)
+from .strategy import Strategy, busy_ranks, grid
 
 #: Strategies a calibration runs, at every process count given.
 CALIBRATION = ("strategy=serial", "strategy=direct", "strategy=aggregate:aggregators=2",
@@ -75,13 +73,13 @@ def rows_of(rec: dict, base: Profile) -> list:
     # The wait for the slowest computing rank is compute time, not a cost
     # to fit (predict.imbalance_s): it comes off the measured time.
     blocked = float(rec["output_blocked_s"])
-    if reserves_servers(strat.name):
+    row = strat.row()
+    if row.server_ranks:
         model, px, py = grid(case, strat, n)
         servers = strat.server_ranks()
-        frame = server_frame(case, strat, base, model, px, py)
+        frame = row.server_frame(case, strat, base, model, px, py)
         w = Amounts().plus(frame, case.outputs)
-        w.plus(file_cost(case, Strategy("aggregate", aggregators=strat.io_tasks),
-                         strat.io_tasks), case.files)
+        w.plus(row.server_file_cost(case, strat), case.files)
         w = Amounts({k: v for k, v in w.items() if k in WRITE_KEYS})
         srv = float(rec.get("library", {}).get("server_writer_s", 0.0) or rec.get("writer_s", 0))
         if srv > 0:     # the servers' own work: only they are busy with it
@@ -90,31 +88,24 @@ def rows_of(rec: dict, base: Profile) -> list:
         # calls, the servers' work that found no free core (predict),
         # and the drain (the rest of the last frame's write) at the end.
         e = exposed_share(base, model, servers, bg)
-        b = Amounts().plus(handoff_frame(case, strat, model, px, py), case.outputs)
-        b.plus(file_cost(case, Strategy("serial"), model), case.files)
+        b = Amounts().plus(row.handoff_frame(case, strat, model, px, py), case.outputs)
+        b.plus(row.model_file_cost(case, strat, model), case.files)
         b = b.loaded(base, n, n, bg)
         b.plus(frame.loaded(base, n, servers, bg), e * case.outputs + (1.0 - e))
         rows.append((b, blocked - imbalance_s(case, base, model, bg)))
         return rows
     a = run_amounts(case, strat, base, n)
     busy = busy_ranks(strat, n, case, base)
-    rows.append((a.loaded(base, n, busy, bg, EVERYONE.get(strat.name, ())),
+    rows.append((a.loaded(base, n, busy, bg, row.everyone),
                  blocked - imbalance_s(case, base, n, bg)))
-    if float(rec.get("writer_s", 0) or 0) > 0 and strat.name in ("serial", "split",
-                                                                  "aggregate"):
-        # writer_s is the writer's own time in its backend calls (sink.c):
-        # create, pack (split), write, close. Each call is shorter than a
-        # scheduler slice, so it runs at full speed even when processes
-        # outnumber cores; only other jobs' load stretches it.
-        model, px, py = grid(case, strat, n)
-        if strat.name in ("split", "aggregate"):
-            frame = split_write(case, model, px, py) if strat.name == "split" else \
-                aggregate_write(case, strat, base, model, px, py)
-            w = Amounts().plus(frame, case.outputs)
-            w.plus(Amounts({k: v for k, v in a.items() if k in ("file_s", "open_s")}))
-        else:
-            w = Amounts({k: v for k, v in a.items() if k in WRITE_KEYS})
-        rows.append((w.loaded(base, n, 1, bg), float(rec["writer_s"])))
+    # writer_s is the writer's own time in its backend calls (sink.c):
+    # create, pack (split), write, close. Each call is shorter than a
+    # scheduler slice, so it runs at full speed even when processes
+    # outnumber cores; only other jobs' load stretches it.
+    if float(rec.get("writer_s", 0) or 0) > 0:
+        w = row.writer_amounts(case, strat, base, *grid(case, strat, n), a)
+        if w is not None:
+            rows.append((w.loaded(base, n, 1, bg), float(rec["writer_s"])))
     return rows
 
 

@@ -391,3 +391,31 @@ def case_from_record(rec: dict, step_s: float = 0.0) -> Case:
     per_step = step_s or (float(rec["compute_s"]) / steps if steps else 0.0)
     level, shuffle = hints_deflate(rec.get("hints", ""))
     return c.with_(step_s=per_step, step_ranks=ranks, deflate=level, shuffle=shuffle)
+
+
+# --- which part of a piece lies in a rank's tile (model/counts.py) -------------
+
+def tile_box(var: Var, rank: int, px: int, py: int) -> tuple:
+    """((y0, y1), (x0, x1)) of rank's tile of var (row-major rank order)."""
+    ys, yc = tile_range(var.shape[-2], py, rank // px, var.ystag)
+    xs, xc = tile_range(var.shape[-1], px, rank % px, var.xstag)
+    return (ys, ys + yc), (xs, xs + xc)
+
+
+def _count_in(h: int, period: int, a: int, b: int) -> int:
+    """How many r in [0, h) have r % period in [a, b)."""
+    return (h // period) * (b - a) + min(max(h % period - a, 0), b - a)
+
+
+def overlap(var: Var, npieces: int, p: int, rank: int, px: int, py: int) -> int:
+    """Elements of piece p of var that lie in rank's tile."""
+    nd = len(var.shape)
+    k, lo, hi, _ = piece_rows(var, npieces, p)
+    (y0, y1), (x0, x1) = tile_box(var, rank, px, py)
+    ny, nx = var.shape[-2], var.shape[-1]
+    if k <= nd - 2:                    # whole (y, x) planes
+        return (hi - lo) * math.prod(var.shape[k:nd - 2]) * (y1 - y0) * (x1 - x0)
+    if k == nd - 1:                    # rows of x
+        return (_count_in(hi, ny, y0, y1) - _count_in(lo, ny, y0, y1)) * (x1 - x0)
+    return sum(1 for i in range(lo, hi)   # single points (only for absurd piece counts)
+               if x0 <= i % nx < x1 and y0 <= (i // nx) % ny < y1)

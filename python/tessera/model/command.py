@@ -16,9 +16,9 @@ import os
 import re
 import sys
 
-from ..cli_args import at_least, error_text
+from ..cli_args import at_least, error_text, whole
 from ..stats.records import read_records
-from ..strategies import NAMES
+from ..strategies import NAMES, ROWS, STRATEGIES
 from . import profile as model_profile
 from . import validate as mv
 from . import validate_deflate as vd
@@ -31,19 +31,10 @@ from .report import lines_chart, table
 from .runs import RunError, load_records, run_bench, run_matrix, save_records
 from .strategy import Strategy
 
-#: Short names for strategies on the command line (full hint strings work too).
-SHORT = {"serial": "strategy=serial", "direct": "strategy=direct", "split": "strategy=split"}
 #: The strategies the model prices (docs/model.md), as `strategy=` names them.
 STRATEGY_NAMES = NAMES
 #: Hint keys the model reads as whole numbers, and their least value.
 WHOLE_KEYS = {"aggregators": 1, "io_groups": 1, "io_tasks": 1, "cb_nodes": 1}
-
-
-def whole(text: str, what: str, low: int = 1) -> int:
-    """A whole number >= low, or ValueError naming `what`."""
-    if not re.fullmatch(r"\s*[+-]?\d+\s*", text or "") or int(text) < low:
-        raise ValueError(f"{what}: expected a whole number >= {low}, got '{text}'")
-    return int(text)
 
 
 def parse_strategy(text: str) -> Strategy:
@@ -69,20 +60,15 @@ def parse_strategy(text: str) -> Strategy:
         except (ValueError, KeyError):
             raise ValueError(f"'{text}': slab_bytes and buffer_bytes take sizes such as 64m "
                              "(k, m or g)") from None
-    if text in SHORT:
-        return Strategy.parse(SHORT[text])
-    name, _, arg = text.partition(":")
-    if name == "aggregate":
-        return Strategy("aggregate", aggregators=whole(arg, f"aggregators in '{text}'")
-                        if arg else 0)
-    if name == "servers":
-        m = re.fullmatch(r"(\d+)(?:x(\d+))?", arg or "1x1")
-        if not m or int(m.group(1)) < 1 or int(m.group(2) or 1) < 1:
-            raise ValueError(f"'{text}': expected servers:GxT, groups x tasks per group, each "
-                             "a whole number >= 1 (servers:2x4)")
-        return Strategy("servers", io_groups=int(m.group(1)), io_tasks=int(m.group(2) or 1))
-    raise ValueError(f"unknown strategy '{text}' (serial, direct, split, aggregate:N, "
-                     "servers:GxT, or strategy=...)")
+    name, colon, arg = text.partition(":")
+    knobs = STRATEGIES[name].short_knobs(arg if colon else None, text) \
+        if name in STRATEGIES else None
+    if knobs is not None:
+        return Strategy(name, **knobs)
+    # The short forms without an argument first, each group in the table's order.
+    forms = sorted(ROWS, key=lambda r: bool(r.short_syntax))
+    raise ValueError(f"unknown strategy '{text}' ("
+                     f"{', '.join(r.short_syntax or r.name for r in forms)}, or strategy=...)")
 
 
 def int_list(text: str, flag: str = "--np") -> list:

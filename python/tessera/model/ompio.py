@@ -13,7 +13,7 @@ P / 8. The estimate is driven by d_p, the average contiguous chunk of the
 ranks' file views: for a tile decomposition that is one row of a tile
 (hundreds of bytes), the estimate is microseconds, no step gains 1 ms, and
 OMPIO keeps ONE aggregator for every rank count. That one rank then receives,
-lists, sorts and writes every piece of the frame (strategy.two_phase).
+lists, sorts and writes every piece of the frame (moves.two_phase).
 """
 from __future__ import annotations
 

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..strategies import reserves_servers
-from .case import Case, slab_count, tile_bytes_max
+from .case import Case, tile_bytes_max
 from .deflate import require
 from .profile import Profile
 from .amounts import Amounts
-from .strategy import (EVERYONE, Strategy, aggregator_count, busy_ranks,
-                             exposed_share, file_cost, grid, handoff_frame, server_frame,
-                             sync_frame)
-
-WRITE_KEYS = ("write_bw", "fs_bw", "req_s", "file_s", "open_s")
+from .moves import WRITE_KEYS, exposed_share
+from .strategy import Strategy, busy_ranks, file_cost, grid, sync_frame
 
 
 @dataclass
@@ -50,28 +46,7 @@ def run_amounts(case: Case, strat: Strategy, profile: Profile, ranks: int) -> Am
 def memory(case: Case, strat: Strategy, profile: Profile, ranks: int) -> tuple:
     """(busiest writer or server, other model rank) bytes Tessera holds."""
     model, px, py = grid(case, strat, ranks)
-    tile = tile_bytes_max(case, px, py)
-    dec = case.decomposed() or case.vars
-    largest = max(v.bytes for v in dec)
-    if strat.name == "serial" or (strat.name == "servers" and strat.server_backend() == "netcdf"):
-        slab = max(v.bytes / slab_count(v.shape, max(1, strat.slab_bytes // v.esize))
-                   for v in dec)
-        other = min(tile, int(slab)) if strat.name == "serial" else min(strat.buffer_bytes, tile)
-        return int(2 * slab), int(other)
-    if strat.name == "direct":
-        return int(min(strat.buffer_bytes, tile) + profile.cb_buffer_bytes), int(min(
-            strat.buffer_bytes, tile))
-    if strat.name == "aggregate":
-        n = aggregator_count(strat, model)
-        slab = largest / n
-        pending = min(strat.buffer_bytes, case.frame_bytes() / n)
-        return int(2 * slab + pending), int(largest / model)
-    if strat.name == "split":
-        return int(tile), int(tile)
-    # servers, parallel backend: one variable's tiles from the clients + the buffer
-    recv = largest / strat.io_tasks
-    return int(recv + min(strat.buffer_bytes, case.frame_bytes() / strat.io_tasks)), \
-        int(min(strat.buffer_bytes, tile))
+    return strat.row().memory(case, strat, profile, model, px, py)
 
 
 def _timeline(frames: int, fpf: int, groups: int, interval: float, handoff: float,
@@ -130,9 +105,10 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     machine of one's own; runs.background measures it)."""
     require(case, profile)
     model, px, py = grid(case, strat, ranks)
+    row = strat.row()
     # Servers: the model ranks compute (or hand off) while the servers write.
-    busy = busy_ranks(strat, model, case, profile) if not reserves_servers(strat.name) else ranks
-    everyone = EVERYONE.get(strat.name, ())
+    busy = busy_ranks(strat, model, case, profile) if not row.server_ranks else ranks
+    everyone = row.everyone
 
     def secs(a: Amounts) -> float:
         return a.loaded(profile, ranks, busy, background, everyone).seconds(profile)
@@ -140,14 +116,14 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     compute = case.step_time(model) * case.steps
     wait = imbalance_s(case, profile, model, background)
     mem_w, mem_r = memory(case, strat, profile, ranks)
-    if not reserves_servers(strat.name):
+    if not row.server_ranks:
         a = run_amounts(case, strat, profile, ranks)
         blocked = secs(a) + wait
         write = secs(Amounts({k: a[k] for k in WRITE_KEYS if k in a}))
         return Prediction(strat.label(), ranks, model, blocked, blocked / case.outputs, write,
                           0.0, 0.0, compute, case.other_s + compute + blocked, mem_w, mem_r)
-    handoff = secs(handoff_frame(case, strat, model, px, py))
-    handoff += secs(file_cost(case, Strategy("serial"), model)) \
+    handoff = secs(row.handoff_frame(case, strat, model, px, py))
+    handoff += secs(row.model_file_cost(case, strat, model)) \
         * case.files / case.outputs                  # define calls on the model side
     # The servers' own work: only the server processes are busy with it (a
     # server's receives and writes are not stretched by model ranks that
@@ -155,10 +131,10 @@ def predict(case: Case, strat: Strategy, profile: Profile, ranks: int,
     # from the model ranks, which wait for it inside their hand-offs.
     swork = lambda a: a.loaded(profile, ranks, strat.server_ranks(), background).seconds(
         profile)
-    write = swork(server_frame(case, strat, profile, model, px, py))
+    write = swork(row.server_frame(case, strat, profile, model, px, py))
     exposed = exposed_share(profile, model, strat.server_ranks(), background)
     handoff += exposed * write
-    oc = file_cost(case, Strategy("aggregate", aggregators=strat.io_tasks), strat.io_tasks)
+    oc = row.server_file_cost(case, strat)
     oc = swork(Amounts({k: v for k, v in oc.items() if k != "coll_s"}))
     tile = max(1, tile_bytes_max(case, px, py))
     cap = strat.buffer_bytes / tile

@@ -51,15 +51,14 @@ def irma_other_s(cores: int) -> float:
 def irma_strategy(method: str, cores: int) -> Strategy:
     """WRF's methods as Tessera strategies.
     serial: WRF gathers each whole field to rank 0 with MPI_Gatherv (one
-    slab per field; receives by source, see strategy.gatherv_in).
+    slab per field; receives by source, see moves.gatherv_in).
     direct: one blocking collective put per field (buffer of one field).
     aggregate: PIO box rearranger; one I/O task per node is assumed (the
     study does not give pioprocs)."""
-    if method == "serial":
-        return Strategy("serial", slab_bytes=1 << 40, gatherv=True)
-    if method == "direct":
-        return Strategy("direct", buffer_bytes=1)
-    return Strategy("aggregate", aggregators=max(1, cores // CORES_PER_NODE))
+    knobs = {"serial": {"slab_bytes": 1 << 40, "gatherv": True},
+             "direct": {"buffer_bytes": 1},
+             "aggregate": {"aggregators": max(1, cores // CORES_PER_NODE)}}[method]
+    return Strategy(method, **knobs)
 
 
 # --- the 2002 note -------------------------------------------------------------

@@ -12,7 +12,6 @@ import tempfile
 import time
 
 from ..bench.launch import find_bench, mpiexec_command
-from ..strategies import reserves_servers
 from .strategy import Strategy
 
 
@@ -78,10 +77,9 @@ def run_bench(strat: Strategy, ranks: int, case_opts: dict, bench: str | None = 
 
 
 def runs_at(s, n: int) -> bool:
-    """Whether strategy `s` can run on `n` processes: servers keep a model
-    rank, aggregate needs its aggregators."""
-    return not (reserves_servers(s.name) and n <= s.server_ranks()) and \
-        not (s.name == "aggregate" and s.aggregators > n)
+    """Whether strategy `s` can run on `n` processes (its row says: servers
+    keep a model rank, aggregate needs its aggregators)."""
+    return s.row().runs_at(s, n)
 
 
 def run_matrix(strategies: list, ranks: list, case_opts: dict, log=None, **kw) -> list:

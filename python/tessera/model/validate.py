@@ -109,11 +109,12 @@ def irma(schema: str = SCHEMA, png: str | None = None, out=print) -> dict:
     out(f"not fitted: {len(within)} of {len(free)} output times within {GOAL_PCT:.0f} %; "
         f"fastest method right at {sum(w['published'] == w['predicted'] for w in res['winners'])}"
         f" of {len(pub.IRMA_CORES)} core counts")
-    alt = irma_refit_without("serial", schema)
-    col = [p for p in alt["points"] if p["method"] == "serial"]
-    out(f"fitted without {pub.IRMA_METHOD['serial']} (the other {len(alt['fit'])} points): "
+    left = "serial"                 # the study's method the refit leaves out
+    alt = irma_refit_without(left, schema)
+    col = [p for p in alt["points"] if p["method"] == left]
+    out(f"fitted without {pub.IRMA_METHOD[left]} (the other {len(alt['fit'])} points): "
         f"{alt['within']} of {len(alt['points'])} output times within {GOAL_PCT:.0f} %; "
-        f"{pub.IRMA_METHOD['serial']} predicted {min(p['predicted'] for p in col):.0f}.."
+        f"{pub.IRMA_METHOD[left]} predicted {min(p['predicted'] for p in col):.0f}.."
         f"{max(p['predicted'] for p in col):.0f} s: "
         + ", ".join(f"{p['err_pct']:+.0f} % at {p['cores']}" for p in col) + " cores")
     res["without_serial"] = alt

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..strategies import reserves_servers
+from ..strategies import reserves_servers, row
 
 MIB = 1 << 20
 #: Requests below this size are "small" (Darshan's buckets up to 100K_1M).
@@ -117,25 +117,11 @@ def small_requests_hint(rec: dict, writers: int) -> str | None:
     when nothing within Tessera can: a serial writer or a per-rank file writes
     each variable on its own, so requests of variables smaller than 1 MiB stay
     that small whatever the slab (docs/statistics.md)."""
-    strategy = rec.get("strategy")
     ranks = int(num(rec.get("model_ranks"), 1))
     var = variable_bytes(rec)
-    if strategy == "direct":
-        # PnetCDF's wait_all merges the variables' requests; MPI-IO's two-phase
-        # buffers bound each collective write.
-        return (f"strategy=aggregate:aggregators={suggested_aggregators(ranks)}"
-                " (fewer, larger requests), or cb_buffer_size=16m for MPI-IO's two-phase buffers")
-    if strategy == "aggregate":
-        more = " (more data per drain)"
-        return f"buffer_bytes=512m{more}, or fewer aggregators" if writers > 1 \
-            else f"buffer_bytes=512m{more}"
-    if var and var < SMALL_REQUEST:
-        return None
-    if strategy == "serial":
-        return f"slab_bytes={size_hint(slab_for(var))} (a slab per variable), or strategy=aggregate"
-    if strategy == "split":
-        return "strategy=aggregate (fewer writers, each with larger requests)"
-    return "strategy=aggregate (fewer, larger requests)"
+    return row(rec.get("strategy")).small_requests_hint(
+        writers, bool(var and var < SMALL_REQUEST), suggested_aggregators(ranks),
+        size_hint(slab_for(var)))
 
 
 def variable_bytes(rec: dict) -> float:
@@ -196,7 +182,7 @@ def one_writer(rec: dict) -> Advice | None:
         return Advice("one-writer",
                       f"one writer does all the work for {ranks} model ranks",
                       f"strategy=aggregate:aggregators={suggested_aggregators(ranks)}")
-    if rec.get("strategy") == "direct" and isinstance(cb, int) and cb == 1:
+    if row(rec.get("strategy")).all_ranks_collective and isinstance(cb, int) and cb == 1:
         return Advice("one-writer",
                       f"MPI-IO reports cb_nodes=1: one aggregator writes for {ranks} ranks",
                       f"cb_nodes={suggested_aggregators(ranks)}")

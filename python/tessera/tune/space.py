@@ -14,29 +14,28 @@ import tomllib
 from dataclasses import dataclass, field, replace
 
 from ..stats.rules import ALIGN_VAR_FACTOR
-from ..strategies import reserves_servers, with_property
+from ..strategies import ROWS, in_order, reserves_servers
 
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
 
-#: Strategies in the order the strategy pass tries them (cheapest to set up first).
-ALL_STRATEGIES = ("direct", "aggregate", "serial", "split", "servers")
+#: Strategies in the order the strategy pass tries them (cheapest to set up
+#: first: their rows' tune_order).
+ALL_STRATEGIES = tuple(r.name for r in in_order("tune_order"))
 
 #: Staging knobs (docs/staging.md): every strategy stages; they exist only when
 #: the tuner is given a fast tier (`--stage-dir`).
 STAGE_KNOBS = ("stage", "stage_min_bytes", "stage_format")
 
-#: Which knobs matter for which strategy (docs/tuning.md explains each).
-STRATEGY_KNOBS = {
-    "serial": ("slab_bytes", "buffer_bytes") + STAGE_KNOBS,
-    "direct": ("cb_nodes", "cb_buffer_size", "striping_unit", "alignment",
-               "buffer_bytes") + STAGE_KNOBS,
-    "aggregate": ("aggregators", "stride", "exchange", "cb_nodes", "cb_buffer_size",
-                  "striping_unit", "alignment", "buffer_bytes") + STAGE_KNOBS,
-    "split": ("buffer_bytes",) + STAGE_KNOBS,
-    "servers": ("io_groups", "io_tasks", "backend", "buffer_bytes") + STAGE_KNOBS,
-}
+#: Which knobs matter for which strategy (its row's tune_knobs; docs/tuning.md
+#: explains each).
+STRATEGY_KNOBS = {r.name: r.tune_knobs + STAGE_KNOBS for r in ROWS}
+
+
+def tuned_by(knob: str) -> frozenset:
+    """The strategies whose rows tune `knob`."""
+    return frozenset(s for s, names in STRATEGY_KNOBS.items() if knob in names)
 
 #: A file is "small" when the largest file of the run is at least this many
 #: times larger (the ExPBB case: a 22 KB namelist next to GB history files).
@@ -308,47 +307,47 @@ def default_knobs(shape: RunShape) -> dict:
     fbytes = max(shape.file_bytes, 1)
     per_rank = max(shape.total_bytes // p, 1)
     stripe = shape.stripe_size or MIB
-    pnc = frozenset(with_property("parallel"))  # the knobs of MPI-IO under PnetCDF
     knobs = [
         Knob("aggregators", "aggregators", tuple(_pow2_upto(p)), max(1, p // 4),
-             strategies=frozenset({"aggregate"})),
+             strategies=tuned_by("aggregators")),
         # stride unset = writers spread evenly; 1 packs them on the first ranks (one node)
         Knob("stride", "stride", tuple(v for v in (1, 2) if v < p), None, ordered=False,
-             strategies=frozenset({"aggregate"})),
+             strategies=tuned_by("stride")),
         Knob("exchange", "exchange", ("p2p", "alltoall"), "p2p", ordered=False,
-             strategies=frozenset({"aggregate"})),
+             strategies=tuned_by("exchange")),
         Knob("cb_nodes", "cb_nodes", tuple(_pow2_upto(p)), None, passthrough=True,
-             strategies=pnc),
+             strategies=tuned_by("cb_nodes")),
         Knob("cb_buffer_size", "cb_buffer_size",
              tuple(_geometric(MIB, max(16 * MIB, _ceil_pow(fbytes, MIB, 4)), 4)[:6]),
-             16 * MIB, size=True, passthrough=True, strategies=pnc),
+             16 * MIB, size=True, passthrough=True, strategies=tuned_by("cb_buffer_size")),
         Knob("striping_unit", "striping_unit",
              tuple(_geometric(64 * KIB, max(4 * MIB, min(64 * MIB, fbytes)), 4)),
-             shape.stripe_size or None, size=True, passthrough=True, strategies=pnc),
+             shape.stripe_size or None, size=True, passthrough=True,
+             strategies=tuned_by("striping_unit")),
         # PnetCDF's variable alignment: aligned variables start on stripe boundaries.
         # Only alignments small next to the variables (as tessera stats advises):
         # padding 202 small WRF variables to 1 MiB would multiply the file size.
         Knob("alignment", "nc_var_align_size",
              tuple(v for v in sorted({4 * KIB, 64 * KIB, MIB, stripe})
                    if not shape.var_bytes or v * ALIGN_VAR_FACTOR <= shape.var_bytes),
-             None, size=True, passthrough=True, strategies=pnc),
+             None, size=True, passthrough=True, strategies=tuned_by("alignment")),
         Knob("buffer_bytes", "buffer_bytes",
              tuple(_geometric(8 * MIB, max(128 * MIB, min(2 * GIB, 4 * per_rank)), 4)),
-             128 * MIB, size=True, strategies=frozenset(ALL_STRATEGIES)),
+             128 * MIB, size=True, strategies=tuned_by("buffer_bytes")),
         Knob("slab_bytes", "slab_bytes",
              tuple(_geometric(4 * MIB, max(64 * MIB, min(GIB, _ceil_pow(fbytes, 4 * MIB, 4))),
                               4)),
-             64 * MIB, size=True, strategies=frozenset({"serial"})),
+             64 * MIB, size=True, strategies=tuned_by("slab_bytes")),
     ]
     if shape.server_ranks > 0:
         s = shape.server_ranks
         knobs[:0] = [
             Knob("io_groups", "io_groups", tuple(range(1, s + 1)), 1,
-                 strategies=frozenset({"servers"})),
+                 strategies=tuned_by("io_groups")),
             Knob("io_tasks", "io_tasks", tuple(range(1, s + 1)), 1,
-                 strategies=frozenset({"servers"})),
+                 strategies=tuned_by("io_tasks")),
             Knob("backend", "backend", ("netcdf", "pnetcdf"), None, ordered=False,
-                 strategies=frozenset({"servers"})),
+                 strategies=tuned_by("backend")),
         ]
     if shape.stage_dir:
         knobs += stage_knobs(shape)
@@ -362,7 +361,6 @@ def stage_knobs(shape: RunShape) -> list:
     rule's one step up (rules) places exactly those on the final file
     system. `stage_format=log` appends blocks to per-writer logs in the stage
     and converts them while draining (docs/staging.md)."""
-    every = frozenset(ALL_STRATEGIES)
     largest = max(shape.file_bytes, 1)
     if shape.small_file_bytes:
         lo = max(4 * KIB, 1 << shape.small_file_bytes.bit_length())  # power of 2 above
@@ -370,12 +368,12 @@ def stage_knobs(shape: RunShape) -> list:
         lo = MIB
     return [
         Knob("stage", "stage_dir", (None, shape.stage_dir), None, ordered=False,
-             strategies=every),
+             strategies=tuned_by("stage")),
         Knob("stage_min_bytes", "stage_min_bytes",
              tuple(v for v in _geometric(lo, largest, 4) if v <= largest), 0, size=True,
-             strategies=every),
+             strategies=tuned_by("stage_min_bytes")),
         Knob("stage_format", "stage_format", ("native", "log"), "native", ordered=False,
-             strategies=every),
+             strategies=tuned_by("stage_format")),
     ]
 
 
