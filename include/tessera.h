@@ -689,6 +689,8 @@ typedef struct {
                                      known when server_writer_s is */
   int64_t reduce_bytes; /**< memory this rank holds for the accumulators of reduce= (time
                              statistics of its tiles, docs/reductions.md) */
+  int64_t server_reduce_bytes; /**< strategy=servers: the accumulators of reduce= that I/O
+                                    server 0 holds, known when server_writer_s is */
 } tsr_stats;
 
 /** Fill @p st with this rank's totals. Not collective. @return 0, TSR_EINVAL.

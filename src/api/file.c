@@ -419,6 +419,7 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
+    tsr__reduce_tag(f, varid);
     rc = data_done(f, f->strategy->put(f, varid, frame, sd, sbuf));
   }
   /* After the strategy: with a canon read in place, the fold packs into the
@@ -462,6 +463,7 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
   rc = tsr__file_agree(f, rc);
   if (!rc) {
     count_put(f, varid, frame, d->my_elems);
+    tsr__reduce_tag(f, varid);
     if (f->strategy->put_f64) {
       rc = f->strategy->put_f64(f, varid, frame, sd, src);
     } else {

@@ -13,70 +13,11 @@
 #include <string.h>
 
 #include "core/memory_room.h"
+#include "core/reduce_fold.h"
+#include "core/reduce_msg.h"
 #include "api/reduce.h"
 #include "api/reduce_state.h"
 #include "strategy/strategy.h"
-
-/* ---- the statistics, per element type ---------------------------------- */
-
-/* One run of @p n values of type T at element @p at. min and max propagate
- * NaN as NumPy's do: once an element has seen one, it keeps it. */
-#define FOLD_RUN(T, SUFFIX)                                                                    \
-  static void fold_##SUFFIX(tsr__racc *a, const T *x, int64_t at, int64_t n) {               \
-    int first = a->frames == 0;                                                                \
-    double k = (double)(a->frames + 1);                                                        \
-    switch (a->op) {                                                                           \
-    case TSR__RED_MEAN: case TSR__RED_SUM:                                                     \
-      for (int64_t i = 0; i < n; i++)                                                          \
-        a->sum[at + i] = first ? (double)x[i] : a->sum[at + i] + (double)x[i];                 \
-      break;                                                                                   \
-    case TSR__RED_STD:                                                                         \
-      for (int64_t i = 0; i < n; i++) {                                                        \
-        double v = (double)x[i], m = first ? 0.0 : a->sum[at + i];                             \
-        double d = v - m;                                                                      \
-        m += d / k;                                                                            \
-        a->sum[at + i] = m;                                                                    \
-        a->m2[at + i] = (first ? 0.0 : a->m2[at + i]) + d * (v - m);                           \
-      }                                                                                        \
-      break;                                                                                   \
-    case TSR__RED_MIN: case TSR__RED_MAX: {                                                    \
-      T *e = (T *)a->ext + at;                                                                 \
-      int mx = a->op == TSR__RED_MAX;                                                          \
-      for (int64_t i = 0; i < n; i++) {                                                        \
-        T v = x[i];                                                                            \
-        if (first || v != v || (mx ? v > e[i] : v < e[i])) e[i] = v;                           \
-      }                                                                                        \
-      break;                                                                                   \
-    }                                                                                          \
-    default: break;                                                                            \
-    }                                                                                          \
-  }
-FOLD_RUN(int8_t, i8)
-FOLD_RUN(int16_t, i16)
-FOLD_RUN(int32_t, i32)
-FOLD_RUN(float, f32)
-FOLD_RUN(double, f64)
-FOLD_RUN(uint8_t, u8)
-FOLD_RUN(uint16_t, u16)
-FOLD_RUN(uint32_t, u32)
-FOLD_RUN(int64_t, i64)
-FOLD_RUN(uint64_t, u64)
-
-static void fold(tsr__racc *a, tsr_type type, const void *x, int64_t at, int64_t n) {
-  switch (type) {
-  case TSR_BYTE: fold_i8(a, x, at, n); break;
-  case TSR_SHORT: fold_i16(a, x, at, n); break;
-  case TSR_INT: fold_i32(a, x, at, n); break;
-  case TSR_FLOAT: fold_f32(a, x, at, n); break;
-  case TSR_DOUBLE: fold_f64(a, x, at, n); break;
-  case TSR_UBYTE: fold_u8(a, x, at, n); break;
-  case TSR_USHORT: fold_u16(a, x, at, n); break;
-  case TSR_UINT: fold_u32(a, x, at, n); break;
-  case TSR_INT64: fold_i64(a, x, at, n); break;
-  case TSR_UINT64: fold_u64(a, x, at, n); break;
-  default: break;
-  }
-}
 
 /* ---- the tile inside a memory box --------------------------------------- */
 
@@ -214,6 +155,7 @@ static tsr__rstream *new_stream(tsr__reducer *r, const tsr__hints *h) {
     s->items[i].n = -1;
     s->items[i].last_file = -1;
   }
+  s->sid = r->nstreams++;
   s->next = r->streams;
   r->streams = s;
   return s;
@@ -249,6 +191,30 @@ static int take_schema(tsr_file *f, tsr__rstream *s, const char *spec) {
   return 0;
 }
 
+/* The writers that hold the accumulators learn the stream (and the side
+ * file of the period it continues). */
+static int send_def(tsr_file *f, const tsr__rstream *s) {
+  tsr__rdef *def = calloc(1, sizeof *def);
+  if (!def) return TSR_ENOMEM;
+  def->sid = s->sid;
+  def->nvars = s->nvars;
+  def->nitems = s->nitems;
+  for (int i = 0; i < s->nitems; i++) {
+    def->item_op[i] = s->items[i].op;
+    def->item_var[i] = s->items[i].var;
+  }
+  for (int v = 0; v < s->nvars; v++) {
+    const tsr__rvar *rv = &s->vars[v];
+    def->type[v] = rv->type;
+    def->nd[v] = rv->ndims - 1; /* the record dimension is first */
+    for (int d = 1; d < rv->ndims; d++) def->shape[v][d - 1] = rv->dims[d].len;
+  }
+  if (s->partial) snprintf(def->partial, sizeof def->partial, "%s", s->partial);
+  int rc = f->strategy->reduce_ctl(f->ctx, TSR__RCTL_DEF, def, (int64_t)sizeof *def);
+  free(def);
+  return rc;
+}
+
 int tsr__reduce_enddef(tsr_file *f) {
   if (f->hints.reduce.n == 0) return 0;
   char spec[320];
@@ -259,6 +225,7 @@ int tsr__reduce_enddef(tsr_file *f) {
   tsr__rstream *s = r ? find_stream(r, &f->hints) : NULL;
   int fresh = r && !s;
   if (fresh && !(s = new_stream(r, &f->hints))) rc = TSR_ENOMEM;
+  if (fresh && s) s->held = f->strategy->reduce_put != NULL;
   if (!rc) rc = take_schema(f, s, spec);
   rc = tsr__file_agree(f, rc);
   /* The first file of the stream in this job may continue a period an
@@ -268,6 +235,7 @@ int tsr__reduce_enddef(tsr_file *f) {
     rc = tsr__reduce_partial_load(f->ctx, s, f->path, msg, sizeof msg);
     if (rc) snprintf(f->berr.message, sizeof f->berr.message, "%s", msg);
   }
+  if (!rc && fresh && s->held) rc = tsr__file_agree(f, send_def(f, s));
   if (rc) return rc;
   f->reduce = s;
   s->file_serial = ++r->files;
@@ -295,7 +263,11 @@ int tsr__reduce_put_check(tsr_file *f, int varid, int64_t frame, const tsr_decom
     tsr__box b;
     int flat;
     tile_of(vd, &b, &flat);
-    if (a->n < 0) {
+    if (a->n < 0 && s->held) { /* the writers hold it: the tile is kept to check */
+      a->tile = b;
+      a->flat = flat;
+      a->n = tile_elems(vd);
+    } else if (a->n < 0) {
       a->tile = b;
       a->flat = flat;
       if (tsr__racc_alloc(f->ctx, a, s->vars[a->var].type, tile_elems(vd))) {
@@ -341,7 +313,25 @@ static void fold_one_run(void *arg, int64_t mem_off, int64_t tile_off, int64_t n
     for (int64_t i = 0; i < n; i++) fa->conv[i] = (float)((const double *)x)[i];
     x = fa->conv;
   }
-  fold(fa->a, fa->type, x, tile_off, n);
+  tsr__racc *a = fa->a;
+  tsr__rfold v = {a->op, fa->type, a->sum, a->m2, a->ext};
+  tsr__rfold_run(&v, a->frames, x, tile_off, n);
+}
+
+void tsr__reduce_tag(tsr_file *f, int varid) {
+  tsr__rstream *s = f->reduce;
+  memset(&f->rput, 0, sizeof f->rput);
+  if (!s || !s->held) return;
+  for (int v = 0; v < s->nvars; v++)
+    if (s->varid[v] == varid) {
+      int64_t frames = 0;
+      for (int i = 0; i < s->nitems; i++)
+        if (s->items[i].var == v) frames = s->items[i].frames;
+      f->rput.sid = s->sid;
+      f->rput.var = v + 1;
+      f->rput.seq = s->vseq[v];
+      f->rput.frame = frames;
+    }
 }
 
 void tsr__reduce_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
@@ -352,6 +342,7 @@ void tsr__reduce_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
     tsr__racc *a = &s->items[i];
     if (s->varid[a->var] != varid) continue;
     tsr_type type = s->vars[a->var].type;
+    if (s->held) goto counted; /* the writers fold it */
     if (!vbuf && d->canon &&
         tsr__decomp_pack(f, d, tsr__type_size(memtype), buf, &vbuf) != 0)
       return; /* cannot happen after put's own pack; nothing folded */
@@ -364,6 +355,7 @@ void tsr__reduce_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
     }
     if (a->op != TSR__RED_COUNT) tsr__reduce_walk(vd, fold_one_run, &fa);
     free(fa.conv);
+  counted:
     a->frames++;
     a->last_file = s->file_serial;
     a->last_frame = frame;
@@ -378,6 +370,8 @@ void tsr__reduce_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
     }
     s->last_frame = frame;
   }
+  for (int v = 0; v < s->nvars; v++)
+    if (s->varid[v] == varid) s->vseq[v]++;
 }
 
 void tsr__reduce_put_global(tsr_file *f, int varid, const void *buf) {
@@ -396,7 +390,7 @@ void tsr__reduce_put_global(tsr_file *f, int varid, const void *buf) {
 static void free_stream(tsr_ctx *ctx, tsr__rstream *s) {
   for (int i = 0; i < s->nitems; i++) {
     tsr__racc *a = &s->items[i];
-    if (a->n > 0) ctx->stats.reduce_bytes -= tsr__racc_elem_bytes(a->op, s->vars[a->var].type) * a->n;
+    if (a->n > 0 && !s->held) ctx->stats.reduce_bytes -= tsr__racc_elem_bytes(a->op, s->vars[a->var].type) * a->n;
     free(a->sum), free(a->m2), free(a->ext);
   }
   for (int v = 0; v < s->nvars; v++) free_atts(&s->vars[v]);
@@ -413,7 +407,10 @@ int tsr__reduce_finalize(tsr_ctx *ctx, char *msg, size_t msglen) {
     next = s->next;
     /* Streams are made in the same order on every rank, so every rank
      * saves the same ones. */
-    if (s->first_path && s->spec.period > 0 && !rc) rc = tsr__reduce_partial_save(ctx, s, msg, msglen);
+    if (s->first_path && s->spec.period > 0 && !rc && s->held)
+      rc = tsr__reduce_partial_save_held(ctx, ctx->ranks_owner, s);
+    else if (s->first_path && s->spec.period > 0 && !rc)
+      rc = tsr__reduce_partial_save(ctx, s, msg, msglen);
     free_stream(ctx, s);
   }
   free(r);

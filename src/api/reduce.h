@@ -29,6 +29,11 @@ int tsr__reduce_put_check(tsr_file *f, int varid, int64_t frame, const tsr_decom
 void tsr__reduce_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d,
                      const tsr_decomp *vd, const void *vbuf, const void *buf, tsr_type memtype);
 
+/* After the put's agreement, before the strategy's put: f->rput says where
+ * this put stands in its stream, for a strategy whose writers fold
+ * (strategy.h, reduce_put). Local. */
+void tsr__reduce_tag(tsr_file *f, int varid);
+
 /* tsr_put_global of the stream's Times: keep the frame's text for the
  * derived file. Local. */
 void tsr__reduce_put_global(tsr_file *f, int varid, const void *buf);

@@ -7,34 +7,19 @@
 #include <string.h>
 
 #include "core/memory_room.h"
+#include "core/reduce_fold.h"
 #include "api/reduce_state.h"
 
-int64_t tsr__racc_elem_bytes(int op, tsr_type type) {
-  switch (op) {
-  case TSR__RED_MEAN: case TSR__RED_SUM: return 8;
-  case TSR__RED_STD: return 16;
-  case TSR__RED_MIN: case TSR__RED_MAX: return (int64_t)tsr__type_size(type);
-  default: return 0; /* count: the frames, the same for every element */
-  }
-}
+int64_t tsr__racc_elem_bytes(int op, tsr_type type) { return tsr__rfold_elem_bytes(op, type); }
 
 int tsr__racc_alloc(tsr_ctx *ctx, tsr__racc *a, tsr_type type, int64_t n) {
   int64_t bytes = tsr__racc_elem_bytes(a->op, type) * n;
   tsr__memory_room room;
   tsr__memory_room_get(&room);
   if (bytes > room.bytes - ctx->stats.reduce_bytes) return TSR_ENOMEM;
-  size_t m = (size_t)(n ? n : 1);
-  if (a->op == TSR__RED_MEAN || a->op == TSR__RED_SUM || a->op == TSR__RED_STD)
-    a->sum = malloc(m * sizeof(double));
-  if (a->op == TSR__RED_STD) a->m2 = malloc(m * sizeof(double));
-  if (a->op == TSR__RED_MIN || a->op == TSR__RED_MAX) a->ext = malloc(m * tsr__type_size(type));
-  if ((tsr__racc_elem_bytes(a->op, type) >= 8 && !a->sum) || (a->op == TSR__RED_STD && !a->m2) ||
-      ((a->op == TSR__RED_MIN || a->op == TSR__RED_MAX) && !a->ext)) {
-    free(a->sum), free(a->m2), free(a->ext);
-    a->sum = a->m2 = NULL;
-    a->ext = NULL;
-    return TSR_ENOMEM;
-  }
+  tsr__rfold v = {a->op, type, NULL, NULL, NULL};
+  if (tsr__rfold_alloc(&v, n)) return TSR_ENOMEM;
+  a->sum = v.sum, a->m2 = v.m2, a->ext = v.ext;
   a->n = n;
   ctx->stats.reduce_bytes += bytes;
   return 0;

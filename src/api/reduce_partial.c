@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "api/reduce_state.h"
+#include "core/reduce_msg.h"
+#include "strategy/strategy.h"
 
 #define HEADER 4096
 #define SUFFIX ".tessera-partial"
@@ -72,6 +74,31 @@ static void header_text(const tsr_ctx *ctx, const tsr__rstream *s, char *h) {
            "last %s\nlast_frame %lld\ntimes %s\n",
            ctx->size, s->spec.glob, spec, s->prefix, s->first_path, (long long)s->first_frame,
            s->last_path, (long long)s->last_frame, hex);
+  /* Accumulators the writers held (the I/O servers): one block of theirs
+   * follows the header, and the items' frames are here. */
+  if (!s->held) return;
+  size_t at = strlen(h);
+  at += (size_t)snprintf(h + at, HEADER - at, "folded writers\nframes");
+  for (int i = 0; i < s->nitems && at < HEADER - 32; i++)
+    at += (size_t)snprintf(h + at, HEADER - at, " %lld", (long long)s->items[i].frames);
+  snprintf(h + at, HEADER - at, "\n");
+}
+
+int tsr__reduce_partial_save_held(tsr_ctx *ctx, const struct tsr__strategy_ops *st,
+                                  tsr__rstream *s) {
+  tsr__rsave *sv = calloc(1, sizeof *sv);
+  char *derived = tsr__reduce_derived_path(s->first_path, s->prefix);
+  int rc = tsr__agree(ctx->comm, sv && derived ? 0 : TSR_ENOMEM);
+  if (!rc) {
+    sv->sid = s->sid;
+    memcpy(sv->endseq, s->vseq, sizeof sv->endseq);
+    snprintf(sv->path, sizeof sv->path, "%s%s", derived, SUFFIX);
+    if (ctx->rank == 0) header_text(ctx, s, sv->header);
+    /* Saved by the writers; a failure comes back with tsr_finalize. */
+    rc = tsr__agree(ctx->comm, st->reduce_ctl(ctx, TSR__RCTL_SAVE, sv, (int64_t)sizeof *sv));
+  }
+  free(sv), free(derived);
+  return rc;
 }
 
 int tsr__reduce_partial_save(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t msglen) {
@@ -183,6 +210,27 @@ static int load(tsr_ctx *ctx, tsr__rstream *s, const char *path, const char *h, 
              "period continues only with the same decomposition (remove the file to start a new "
              "period)", path, ranks, ctx->size);
     return TSR_EDECOMP;
+  }
+  int held = field(h, "folded", v, sizeof v) == 0;
+  if (held != s->held) {
+    snprintf(msg, msglen, "reduce: '%s' holds a period folded %s, and this job folds %s: a period "
+             "continues only where it was folded (remove the file to start a new period)", path,
+             held ? "on the I/O servers" : "on the model ranks",
+             s->held ? "on the I/O servers" : "on the model ranks");
+    return TSR_EDECOMP;
+  }
+  if (held) { /* the writers load the block (core/reduce_msg.h); the frames are here */
+    const char *p = field(h, "frames", v, sizeof v) == 0 ? v : "";
+    for (int i = 0; i < s->nitems; i++) {
+      char *end;
+      s->items[i].frames = strtoll(p, &end, 10);
+      if (end == p) {
+        snprintf(msg, msglen, "reduce: cannot read '%s' (short or not written by this stream)", path);
+        return TSR_EIO;
+      }
+      p = end;
+    }
+    return 0;
   }
   MPI_File fh;
   if (MPI_File_open(MPI_COMM_SELF, (char *)path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh)) return TSR_EIO;

@@ -56,12 +56,18 @@ typedef struct tsr__rstream {
   char *last_path;            /* the file holding its latest frame */
   int64_t last_frame;
   char *partial;              /* the side file this period was loaded from, removed once written */
+  /* The strategy's writers hold the accumulators (strategy.h, reduce_put):
+   * this rank counts frames only. sid: the stream's number in the context;
+   * vseq: each variable's frames put in this job. */
+  int held, sid;
+  int64_t vseq[TSR__REDUCE_MAX];
 } tsr__rstream;
 
 /* The streams of a context. */
 typedef struct tsr__reducer {
   tsr__rstream *streams;
   int64_t files; /* source files seen, for file serials */
+  int nstreams;  /* streams made, for their numbers */
 } tsr__reducer;
 
 /* Bytes of accumulator per element of @p op for a variable of @p type. */
@@ -82,6 +88,10 @@ void tsr__reduce_walk(const tsr_decomp *vd, tsr__reduce_run_fn fn, void *arg);
 /* core/reduce_partial.c: save the stream's incomplete period into
  * "<derived path>.tessera-partial" (collective over ctx->comm, agreed). */
 int tsr__reduce_partial_save(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t msglen);
+/* The same when the strategy's writers hold the accumulators: model rank
+ * 0 makes the header and the writers save (strategy.h, reduce_ctl). */
+int tsr__reduce_partial_save_held(tsr_ctx *ctx, const struct tsr__strategy_ops *st,
+                                  tsr__rstream *s);
 /* Load the partial of stream @p s, if one lies beside @p path (the stream's
  * first source file of this job) and continues it; collective, agreed. */
 int tsr__reduce_partial_load(tsr_ctx *ctx, tsr__rstream *s, const char *path, char *msg,

@@ -3,45 +3,16 @@
  * source's hints less reduce=, so every strategy, the servers and staging
  * write them as they write the source. Apart from core/reduce.c, which
  * tsr_put calls: this file calls the file API, which must not call back. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/reduce.h"
 #include "api/reduce_state.h"
+#include "core/reduce_fold.h"
+#include "strategy/strategy.h"
 
-/* The type a statistic is written in: min and max keep the variable's;
- * count is an int; mean, sum and std are float for float variables and
- * double otherwise (double accumulation, cast once at the end). */
-static tsr_type out_type(int op, tsr_type type) {
-  if (op == TSR__RED_MIN || op == TSR__RED_MAX) return type;
-  if (op == TSR__RED_COUNT) return TSR_INT;
-  return type == TSR_FLOAT ? TSR_FLOAT : TSR_DOUBLE;
-}
-
-/* The statistic of elements [at, at+n) in its output type, into @p out. */
-static void result_run(const tsr__racc *a, tsr_type type, void *out, int64_t at, int64_t n) {
-  tsr_type ot = out_type(a->op, type);
-  size_t es = tsr__type_size(ot);
-  if (a->op == TSR__RED_MIN || a->op == TSR__RED_MAX) {
-    memcpy(out, (const char *)a->ext + at * (int64_t)es, (size_t)n * es);
-    return;
-  }
-  double f = (double)a->frames;
-  for (int64_t i = 0; i < n; i++) {
-    double v = 0;
-    switch (a->op) {
-    case TSR__RED_MEAN: v = a->sum[at + i] / f; break;
-    case TSR__RED_SUM: v = a->sum[at + i]; break;
-    case TSR__RED_STD: v = sqrt(a->m2[at + i] / f); break;
-    default: break;
-    }
-    if (ot == TSR_FLOAT) ((float *)out)[i] = (float)v;
-    else if (ot == TSR_DOUBLE) ((double *)out)[i] = v;
-    else ((int32_t *)out)[i] = (int32_t)a->frames;
-  }
-}
+static tsr_type out_type(int op, tsr_type type) { return tsr__rfold_out_type(op, type); }
 
 /* Elements of memory a buffer laid out as @p vd describes holds. */
 static int64_t mem_elems(const tsr_decomp *vd) {
@@ -106,11 +77,16 @@ typedef struct {
 
 static void result_one_run(void *arg, int64_t mem_off, int64_t tile_off, int64_t n) {
   result_arg *ra = arg;
-  result_run(ra->a, ra->type, ra->out + mem_off * (int64_t)ra->esize, tile_off, n);
+  const tsr__racc *a = ra->a;
+  tsr__rfold v = {a->op, ra->type, a->sum, a->m2, a->ext};
+  tsr__rfold_result(&v, a->frames, ra->out + mem_off * (int64_t)ra->esize, tile_off, n);
 }
 
 /* Item @p a's statistics laid out as its decomposition's memory, halo zero. */
 static int put_item(tsr_file *df, const tsr__rstream *s, const tsr__racc *a, int id) {
+  if (s->held) /* the writers hold the accumulators: they write it */
+    return tsr__file_agree(df, df->strategy->reduce_put(df, id, s->sid, (int)(a - s->items),
+                                                        s->vseq[a->var], a->frames));
   tsr_type type = s->vars[a->var].type;
   size_t es = tsr__type_size(out_type(a->op, type));
   int64_t m = a->n > 0 ? mem_elems(a->vd) : 0;
@@ -151,6 +127,7 @@ static int write_derived(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t msglen
   int rc = tsr__agree(ctx->comm, path ? 0 : TSR_ENOMEM);
   tsr_file *df = NULL;
   if (!rc) rc = tsr__create_with(ctx, path, &s->hints, &df);
+  if (!rc) df->reduce_held = s->held;
   int ids[TSR__REDUCE_MAX], tid = -1;
   int64_t frames = 0;
   for (int i = 0; !rc && i < s->nitems; i++) {
@@ -176,7 +153,9 @@ static int write_derived(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t msglen
     rc = tsr__file_close(&df);
     if (rc) snprintf(msg, msglen, "derived file '%s': %s", path, tsr_last_error());
   }
-  if (!rc && s->partial) { /* the side file this period came from is done with */
+  /* The writers that hold the accumulators remove it themselves, once
+   * they wrote the period (their load may come after this). */
+  if (!rc && s->partial && !s->held) { /* the side file this period came from is done with */
     if (ctx->rank == 0) remove(s->partial);
     free(s->partial);
     s->partial = NULL;

@@ -126,6 +126,12 @@ struct tsr_file {
   void *pack;        /* scratch for decompositions with a canon (handle/decomp_map.c) */
   int64_t pack_cap;
   struct tsr__rstream *reduce; /* the reduce= stream the file feeds (core/reduce.c), or NULL */
+  /* reduce= with a strategy whose writers fold (strategy.h, reduce_put):
+   * what the put being made is in its stream (var 0: not reduced), set by
+   * the API before the strategy's put; and, on a derived file, 1 when its
+   * data are the writers' accumulators. */
+  struct { int sid, var; int64_t seq, frame; } rput;
+  int reduce_held;
 };
 
 /* Agree on a file's status (handle/file_agree.c); the backend message of the lowest failing rank

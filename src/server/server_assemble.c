@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/server_reduce.h"
 #include "server/server_state.h"
 
 /* What the server's own buffers hold. Here, below server_writer.c and
@@ -109,6 +110,25 @@ static int64_t piece_elems(const tsr__srv_server *s, int m, int64_t *const *runs
   return tsr__srv_slab_piece(L, b, h->nd, &t, x) ? tsr__box_elems(h->nd, x) : 0;
 }
 
+/* reduce=: client m's elements of slab box b, now in the slab. */
+static void feed(tsr__srv_server *s, int m, int64_t *const *runs, const tsr__layout *L, int b,
+                 int64_t lo, int64_t hi, const int64_t shape[], size_t es) {
+  const tsr__wire_hdr *h = &s->hdrs[m], *h0 = &s->hdrs[0];
+  if (!h->flat) {
+    tsr__box x;
+    if (piece_elems(s, m, runs, L, b, lo, hi, &x))
+      tsr__srv_reduce_box(s, h0, h0->nd, shape, &x, s->slab.p, &L->boxes[b], es);
+    return;
+  }
+  int64_t first;
+  tsr__srv_runs_in(runs[m], h->nruns, lo, hi, &first);
+  for (int64_t r = first; r < h->nruns && runs[m][2 * r] < hi; r++) {
+    int64_t a = runs[m][2 * r] > lo ? runs[m][2 * r] : lo;
+    int64_t e = runs[m][2 * r + 1] < hi ? runs[m][2 * r + 1] : hi;
+    if (e > a) tsr__srv_reduce_run(s, h0, a, e - a, (const char *)s->slab.p + (a - lo) * (int64_t)es, es);
+  }
+}
+
 /* Walk the slab boxes: receive the pieces of each and write it. */
 static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L, size_t es,
                     int64_t *const *runs, const int64_t shape[]) {
@@ -138,6 +158,8 @@ static int assemble(tsr__srv_server *s, tsr__srv_file *sf, const tsr__layout *L,
       if (r) keep = 0;
     }
     if (!keep) continue;
+    for (int m = 0; m < M && h0->rvar; m++) /* reduce=: each client's elements, holes not */
+      feed(s, m, runs, L, b, lo, hi, shape, es);
     /* The sink's one rule; serial backends rarely buffer. A whole-levels
      * file flushes (collectively) after the round instead. */
     int drain_err = 0;
@@ -226,6 +248,8 @@ int tsr__srv_assemble(tsr__srv_server *s, tsr__srv_file *sf) {
     if (k && !kerr) kerr = k;
   }
   if (!rc) rc = assemble_round(s, sf, runs, kerr);
+  /* reduce=: the root ends the round; a whole-levels file's every task. */
+  tsr__srv_reduce_round(s, &s->hdrs[0], sf->levels ? s->L.T : 1, rc || sf->status);
   free(runs); /* the runs themselves stay kept */
   return rc; /* a lost header: the streams cannot be followed further */
 }

@@ -36,6 +36,7 @@ struct tsr__server_client {
   double server_writer_s; /* max over the replies this rank received */
   int64_t server_peak;    /* the servers' peak memory, max over the replies received */
   int64_t server_msgs;    /* messages a server received, max over the replies received */
+  int64_t server_reduce;  /* reduce=: bytes of accumulators server 0 holds, the latest heard */
   int64_t chunk; /* tsr__srv_chunk: the largest message a server accepts (0 = any) */
   double t_init;            /* MPI_Wtime at tsr_init */
   tsr__srv_sizing *sizing;  /* tsr_finalize with statistics on: the FINAL figures */

@@ -6,6 +6,7 @@
 #include "handle/handles.h" /* tsr_ctx: the model side's state hangs on it */
 #include "server/server_client.h"
 #include "server/server_placement.h"
+#include "server/server_reduce.h"
 #include "server/server_state.h"
 #include "server/servers.h"
 
@@ -90,6 +91,11 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   MPI_Comm part = MPI_COMM_NULL;
   if (MPI_Comm_split(L.wcomm, server ? 1 + g : 0, index, &part) != MPI_SUCCESS) rc = TSR_EMPI;
   if (!rc && server) MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
+  /* The servers among themselves (reduce=: server 0 holds the
+   * accumulators, server_reduce.h); MPI_COMM_NULL on model ranks. */
+  MPI_Comm scomm = MPI_COMM_NULL;
+  if (!rc && MPI_Comm_split(L.wcomm, server ? 0 : MPI_UNDEFINED, index, &scomm) != MPI_SUCCESS)
+    rc = TSR_EMPI;
   tsr__srv_client *cl = NULL;
   tsr__srv_server s = {.L = L, .gcomm = part};
   /* The transport is set up on every rank of wcomm (rma makes its window
@@ -115,6 +121,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
     tsr__srv_client_free(cl);
     tsr__transport_free(&tp);
     if (part != MPI_COMM_NULL) MPI_Comm_free(&part);
+    if (scomm != MPI_COMM_NULL) MPI_Comm_free(&scomm);
     if (L.wcomm != MPI_COMM_NULL) MPI_Comm_free(&L.wcomm);
     return rc;
   }
@@ -140,6 +147,8 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
    * client of task 0 and the only sender of replicated data. */
   s.c0 = tsr__srv_model_rank(&L, s.blo);
   s.tp.nrecv = &s.msgs; /* messages received, for the statistics */
+  s.scomm = scomm;
+  s.red = tsr__srv_reduce_new(scomm);
   *is_server = 1;
   rc = tsr__srv_serve(&s);
   if (rc) TSR_LOG("server %d: %s", s.index, tsr_errname(rc));
@@ -151,6 +160,7 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   if (job) tsr__set_last_error(msg[0] ? msg : tsr_strerror(job));
   tsr__transport_free(&s.tp); /* collective with the model ranks' tsr_finalize */
   MPI_Comm_free(&s.gcomm);
+  MPI_Comm_free(&s.scomm);
   MPI_Comm_free(&s.L.wcomm);
   return job;
 }

@@ -3,10 +3,12 @@
  * reply it earns: flushes an acknowledgement to the first client, closes a
  * note to model rank 0). Replies go out without blocking: a server never
  * waits for a model rank that is computing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/verbose.h"
+#include "server/server_reduce.h"
 #include "server/server_state.h"
 #include "tier/drain.h"
 
@@ -21,6 +23,9 @@ static const struct {
     [TSR__WIRE_PUTG] = {tsr__srv_putg, NO_REPLY},
     [TSR__WIRE_FLUSH] = {tsr__srv_flush, ACK_FIRST_CLIENT},
     [TSR__WIRE_CLOSE] = {tsr__srv_close, NOTE_MODEL_ROOT},
+    [TSR__WIRE_PUTR] = {tsr__srv_putr, NO_REPLY},
+    [TSR__WIRE_RDEF] = {tsr__srv_rdef, NO_REPLY},
+    [TSR__WIRE_RSAVE] = {tsr__srv_rsave, NO_REPLY},
 };
 
 static void reply(tsr__srv_server *s, int how, int kind, int file, int status,
@@ -33,6 +38,7 @@ static void reply(tsr__srv_server *s, int how, int kind, int file, int status,
   tsr__srv_note_memory(s);
   r->peak_bytes = s->peak;
   r->msgs = s->msgs;
+  r->reduce_bytes = tsr__srv_reduce_bytes(s);
   r->outputs = s->nopen;
   r->span_s = s->nopen ? s->t_last_open - s->t_first_open : 0;
   r->life_s = s->nopen ? MPI_Wtime() - s->t_first_open : 0;
@@ -85,6 +91,11 @@ int tsr__srv_serve(tsr__srv_server *s) {
   memset(&fin, 0, sizeof fin);
   int drc = tsr__drain_finish_local(&dt, fin.berr.message, sizeof fin.berr.message);
   if (!rc) rc = drc;
+  /* reduce=: an incomplete period server 0 could not save. */
+  if (!rc && s->red_err) {
+    rc = s->red_err;
+    snprintf(fin.berr.message, sizeof fin.berr.message, "%s", s->red_msg);
+  }
   fin.drain_files = dt.files;
   fin.drain_bytes = dt.bytes;
   fin.drain_failed = dt.failed;
@@ -93,6 +104,8 @@ int tsr__srv_serve(tsr__srv_server *s) {
   reply(s, ACK_FIRST_CLIENT, TSR__WIRE_FINAL, -1, rc, &fin);
   tsr__tp_reap(&s->tp, &s->out, 1);
   free(s->hdrs);
+  tsr__srv_reduce_free(s->red); /* waits for its messages to server 0 */
+  s->red = NULL;
   tsr__srv_runs_free(s);
   tsr__srv_buf_free(&s->in);
   tsr__srv_buf_free(&s->slab);

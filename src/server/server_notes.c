@@ -94,6 +94,7 @@ static int take_note(tsr__srv_client *cl, int block, int *rc) {
   if (r.writer_s > cl->server_writer_s) cl->server_writer_s = r.writer_s;
   if (r.peak_bytes > cl->server_peak) cl->server_peak = r.peak_bytes;
   if (r.msgs > cl->server_msgs) cl->server_msgs = r.msgs;
+  if (r.reduce_bytes > cl->server_reduce) cl->server_reduce = r.reduce_bytes;
   if (r.file < 0 || r.file >= cl->ntracks) return 1;
   tsr__srv_track *t = &cl->tracks[r.file];
   t->received++;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/server_reduce.h"
 #include "server/server_state.h"
 
 static const int64_t RUN_BYTES = 2 * (int64_t)sizeof(int64_t);
@@ -69,7 +70,7 @@ void tsr__srv_runs_free(tsr__srv_server *s) {
   }
 }
 
-int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_runs *k,
+int tsr__srv_write_runs(tsr__srv_server *s, tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_runs *k,
                         char *data, int64_t avail) {
   size_t es = tsr__type_size(sink->schema->vars[h->varid].type);
   size_t ws = h->wire_f64 ? sizeof(double) : es;
@@ -89,6 +90,7 @@ int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_
     if (r >= k->nruns) return TSR_EINVAL; /* more data than the runs hold */
     int64_t lo = k->runs[2 * r] + off, hi = k->runs[2 * r + 1];
     if (hi - lo > n) hi = lo + n;
+    tsr__srv_reduce_run(s, h, lo, hi - lo, data, es);
     /* A run is at most 2*nd-1 boxes of the variable (whole rows, planes, ...). */
     tsr__box bx[2 * TSR_MAX_DIMS];
     int nb = tsr__flat_range_boxes(h->nd, h->count, lo, hi, bx);

@@ -7,6 +7,7 @@
 
 #include "backend/sink.h"
 #include "core/hints.h"
+#include "core/reduce_msg.h"
 #include "core/schema.h"
 #include "core/stats.h"
 #include "server/server_layout.h"
@@ -67,6 +68,13 @@ typedef struct {
   double t_first_open, t_last_open;
   tsr__outbox out;      /* replies in flight */
   tsr__srv_runs *kept;  /* flat decompositions' runs, per client */
+  /* reduce= (server_reduce.h): the servers' communicator (server 0 holds
+   * the accumulators), the state, and a failure to save a period, which
+   * this server's FINAL reports. */
+  MPI_Comm scomm;
+  struct tsr__srv_reduce *red;
+  int red_err;
+  char red_msg[256];
 } tsr__srv_server;
 
 /* ---- server_writer.c: one handler per message kind. Each consumes every
@@ -78,6 +86,11 @@ int tsr__srv_put(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r)
 int tsr__srv_putg(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 int tsr__srv_flush(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+/* reduce= (server_reduce.h): a derived variable from the accumulators; a
+ * stream's definition and an incomplete period's save (server 0). */
+int tsr__srv_putr(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_rdef(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
+int tsr__srv_rsave(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r);
 /* Record the memory this server holds now for data in flight (its receive
  * and slab buffers; backend buffers are held to bound/2 apart) in s->peak.
  * Defined in server_assemble.c, below its three callers. */
@@ -108,8 +121,8 @@ tsr__srv_runs *tsr__srv_runs_keep(tsr__srv_server *s, int src, const tsr__wire_h
                                   const char *p, int *rc);
 /* Parallel: write @p avail bytes of data packed in run order, from packed
  * position h->at of kept runs @p k, through @p sink, each run as the few
- * boxes it is. */
-int tsr__srv_write_runs(tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_runs *k,
+ * boxes it is (and to reduce=, server_reduce.h). */
+int tsr__srv_write_runs(tsr__srv_server *s, tsr__sink *sink, const tsr__wire_hdr *h, const tsr__srv_runs *k,
                         char *data, int64_t avail);
 /* Free every kept decomposition. */
 void tsr__srv_runs_free(tsr__srv_server *s);

@@ -36,6 +36,9 @@ enum {
   TSR__WIRE_FLUSH,
   TSR__WIRE_CLOSE,
   TSR__WIRE_FINAL,
+  TSR__WIRE_PUTR,     /* reduce=: a derived variable from the accumulators (server_reduce.c) */
+  TSR__WIRE_RDEF,     /* reduce=: a stream's definition (tsr__rdef), to the accumulators' server */
+  TSR__WIRE_RSAVE,    /* reduce=: save an incomplete period (tsr__rsave), to the same */
   TSR__WIRE_NKINDS
 };
 
@@ -60,6 +63,13 @@ typedef struct {
    * position `at` (its runs, with flat 1, are appended to the kept ones). */
   int32_t flat, pad_;
   int64_t nruns, decomp, at;
+  /* reduce= (server_reduce.c). PUT of a reduced variable: rvar its index
+   * + 1 in stream rstream, rseq its frames put in the stream before this
+   * one (this job), rframe the frames of its period before this one.
+   * PUTR: rvar the item + 1, rseq the variable's frames put so far (all
+   * folded before it is written), rframe the period's frames. */
+  int32_t rstream, rvar;
+  int64_t rseq, rframe;
   int64_t frame;
   int64_t start[TSR_MAX_DIMS], count[TSR_MAX_DIMS]; /* PUT: the sender's tile */
   int64_t len_path, len_schema;                     /* OPEN */
@@ -92,6 +102,7 @@ typedef struct {
   double writer_s; /* the server's writer time since tsr_init */
   int64_t peak_bytes; /* the most memory the server held for data in flight since tsr_init */
   int64_t msgs;       /* messages the server received from model ranks since tsr_init */
+  int64_t reduce_bytes; /* reduce=: the accumulators this server holds now */
   /* For the sizing report (FINAL): files opened, seconds from the first to
    * the last OPEN, and from the first OPEN to now. */
   int32_t outputs, pad_;

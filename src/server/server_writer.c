@@ -18,6 +18,7 @@
 #include "core/agree.h"
 #include "core/verbose.h"
 #include "core/mpiio_taken.h"
+#include "server/server_reduce.h"
 #include "server/server_state.h"
 
 static tsr__srv_file *find(tsr__srv_server *s, int id) {
@@ -152,7 +153,7 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf, int src) {
   if (h.flat) { /* data packed in run order, after the runs sent with it */
     if (h.flat == 1) p += h.nruns * 2 * (int64_t)sizeof(int64_t);
     if (!rc) rc = krc;
-    if (!rc) rc = tsr__srv_write_runs(&sf->sink, &h, kept, p, s->in.len - (int64_t)(p - (char *)s->in.p));
+    if (!rc) rc = tsr__srv_write_runs(s, &sf->sink, &h, kept, p, s->in.len - (int64_t)(p - (char *)s->in.p));
     if (rc) sf->lerr = rc;
     return;
   }
@@ -162,9 +163,17 @@ static void put_one(tsr__srv_server *s, tsr__srv_file *sf, int src) {
     if (s->in.len < (int64_t)(p - (char *)s->in.p) + n * (int64_t)sizeof(double)) rc = TSR_EINVAL;
     else tsr__doubles_to_floats(p, n);
   }
-  if (!rc)
+  if (!rc) {
+    tsr__box b;
+    memcpy(b.start, h.start, sizeof b.start);
+    memcpy(b.count, h.count, sizeof b.count);
+    int64_t shape[TSR_MAX_DIMS];
+    tsr__var_shape(&sf->schema, h.varid, shape);
+    tsr__srv_reduce_box(s, &h, h.nd, shape, &b, p, &b,
+                        tsr__type_size(sf->schema.vars[h.varid].type));
     rc = tsr__sink_write(&sf->sink, h.varid, h.frame, h.start, h.count, p,
                          (tsr__memview){0});
+  }
   if (rc) sf->lerr = rc;
 }
 
@@ -192,6 +201,8 @@ static void put_client(tsr__srv_server *s, tsr__srv_file *sf, int src) {
  * backend buffer if the round's bytes would not fit: every server knows its
  * round's size from the messages' envelopes before receiving them. */
 static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
+  tsr__wire_hdr h0; /* the round's op, for reduce= at its end */
+  memcpy(&h0, s->in.p, sizeof h0);
   int64_t incoming = s->in.len - (int64_t)sizeof(tsr__wire_hdr);
   for (int c = s->blo + 1; c < s->bhi; c++) {
     tsr__msg_info info;
@@ -213,6 +224,8 @@ static void put_parallel(tsr__srv_server *s, tsr__srv_file *sf) {
     }
     put_client(s, sf, tsr__srv_model_rank(&s->L, c));
   }
+  /* reduce=: every task of the group ends its share of the round. */
+  tsr__srv_reduce_round(s, &h0, s->L.T, sf->status || sf->lerr);
 }
 
 /* A whole-levels PUT round: this task assembles and writes its levels, then
@@ -334,6 +347,46 @@ int tsr__srv_close(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *
   *pp = sf->next;
   free_file(sf);
   return status;
+}
+
+int tsr__srv_putr(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r) {
+  (void)r;
+  tsr__srv_file *sf = find(s, h->file);
+  if (!sf) return TSR_ESTATE;
+  if (sf->first_put == 0) sf->first_put = MPI_Wtime();
+  int rc = tsr__srv_reduce_write(s, sf, h);
+  /* Parallel: agreed at the next flush or close, as a put's error is. */
+  if (rc && sf->parallel && !sf->lerr) sf->lerr = rc;
+  else if (rc && !sf->parallel && !sf->status) tsr__srv_fail(sf, rc);
+  return sf->status;
+}
+
+/* RDEF and RSAVE: model rank 0's message to server 0, its payload after
+ * the header. */
+static const void *payload(const tsr__srv_server *s, size_t len) {
+  return s->in.len == (int64_t)(sizeof(tsr__wire_hdr) + len) ? (const char *)s->in.p + sizeof(tsr__wire_hdr)
+                                                              : NULL;
+}
+
+int tsr__srv_rdef(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r) {
+  (void)h, (void)r;
+  const void *p = payload(s, sizeof(tsr__rdef));
+  tsr__rdef def;
+  if (!p) return TSR_EINVAL;
+  memcpy(&def, p, sizeof def);
+  tsr__srv_reduce_define(s, &def);
+  return 0;
+}
+
+int tsr__srv_rsave(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r) {
+  (void)h, (void)r;
+  const void *p = payload(s, sizeof(tsr__rsave));
+  tsr__rsave *sv = p ? malloc(sizeof *sv) : NULL;
+  if (!sv) return TSR_EINVAL;
+  memcpy(sv, p, sizeof *sv);
+  tsr__srv_reduce_save(s, sv);
+  free(sv);
+  return 0;
 }
 
 int tsr__srv_first_open(const tsr__srv_server *s) { return s->files ? s->files->id : -1; }

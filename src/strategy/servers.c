@@ -16,6 +16,7 @@
 #include "server/server_client.h"
 #include "server/servers.h"
 #include "strategy/strategy.h"
+#include "core/reduce_msg.h"
 #include "tier/drain.h"
 
 /* The model rank's task in every group, and whether it is its first client. */
@@ -78,7 +79,10 @@ static int v_enddef(tsr_file *f) {
   rc = tsr__agree(f->ctx->comm, rc);
   if (rc) return rc;
   cf->id = cl->next_file++;
-  cf->group = tsr__srv_pick_group(cl, f->path, &f->hints, f->ctx->comm, &cf->stream);
+  /* A derived file of reduce= goes to group 0, whose server 0 holds its
+   * data (server_reduce.h); the others are picked as usual. */
+  cf->stream = -1;
+  cf->group = f->reduce_held ? 0 : tsr__srv_pick_group(cl, f->path, &f->hints, f->ctx->comm, &cf->stream);
   if (cf->group < 0) return TSR_EMPI;
   /* A task's clients' tiles are no whole levels: with a whole_levels backend
    * (GRIB2) every client sends each task the part of its tile that falls in
@@ -148,6 +152,11 @@ static int put_any(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, c
     h.start[i] = d->tile.start[i];
     h.count[i] = d->tile.count[i];
   }
+  /* reduce=: where this frame stands in its stream (server_reduce.h). */
+  h.rstream = f->rput.sid;
+  h.rvar = f->rput.var;
+  h.rseq = f->rput.seq;
+  h.rframe = f->rput.frame;
   size_t es = tsr__type_size(f->schema.vars[varid].type);
   int rc = commit(cl, tsr__srv_handoff_put(cl, cf, &f->hints, &h, d, buf, es, f64));
   count_frame(f, cf, varid, frame);
@@ -195,6 +204,7 @@ static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
   if (r->writer_s > cl->server_writer_s) cl->server_writer_s = r->writer_s;
   if (r->peak_bytes > cl->server_peak) cl->server_peak = r->peak_bytes;
   if (r->msgs > cl->server_msgs) cl->server_msgs = r->msgs;
+  if (r->reduce_bytes > cl->server_reduce) cl->server_reduce = r->reduce_bytes;
   return 0;
 }
 
@@ -202,9 +212,12 @@ static int wait_ack(tsr__srv_client *cl, int src, tsr__wire_reply *r) {
  * peak heard of (a peak below 2^53 bytes travels exactly as a double). */
 static void share_writer_time(tsr_ctx *ctx) {
   tsr__srv_client *cl = ctx->servers;
-  double mine[3] = {cl->server_writer_s, (double)cl->server_peak, (double)cl->server_msgs},
-         all[3];
-  MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  double mine[4] = {cl->server_writer_s, (double)cl->server_peak, (double)cl->server_msgs,
+                    (double)cl->server_reduce},
+         all[4];
+  MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  cl->server_reduce = (int64_t)all[3];
+  ctx->stats.server_reduce_bytes = cl->server_reduce;
   cl->server_writer_s = all[0];
   cl->server_peak = (int64_t)all[1];
   ctx->stats.server_writer_s = all[0];
@@ -264,6 +277,8 @@ static void keep_server_figures(tsr_file *f) {
     f->ctx->stats.server_peak_bytes = cl->server_peak;
   if (cl->server_msgs > f->ctx->stats.server_msgs_received)
     f->ctx->stats.server_msgs_received = cl->server_msgs;
+  if (cl->server_reduce > f->ctx->stats.server_reduce_bytes)
+    f->ctx->stats.server_reduce_bytes = cl->server_reduce;
 }
 
 /* Close hands the file over and returns. It reports no other file's
@@ -300,6 +315,37 @@ static void v_abort(tsr_file *f) {
   free_state(f);
 }
 
+/* reduce=: a header (and payload) from this rank to server rank @p to. */
+static int send_op(tsr__srv_client *cl, const tsr__wire_hdr *h, const void *payload, int64_t len,
+                   int to) {
+  int64_t off = tsr__ring_reserve(&cl->ring, (int64_t)sizeof *h + len);
+  if (off < 0) return TSR_ENOMEM;
+  memcpy(cl->ring.buf + off, h, sizeof *h);
+  if (len) memcpy(cl->ring.buf + off + sizeof *h, payload, (size_t)len);
+  return tsr__ring_send(&cl->ring, off, (int64_t)sizeof *h + len, to, TSR__WIRE_TAG_HDR);
+}
+
+/* A derived variable from the accumulators server 0 holds: every first
+ * client of the file's group (group 0) tells its server. */
+static int v_reduce_put(tsr_file *df, int varid, int sid, int item, int64_t endseq,
+                        int64_t frames) {
+  tsr__srv_client *cl = df->ctx->servers;
+  tsr__srv_cfile *cf = df->sdata;
+  tsr__wire_hdr h = {.op = TSR__WIRE_PUTR, .file = cf->id, .varid = varid, .rstream = sid,
+                     .rvar = item + 1, .rseq = endseq, .rframe = frames};
+  int rc = commit(cl, cf->first ? send_op(cl, &h, NULL, 0, cf->server) : 0);
+  return rc ? rc : earlier_error(df, TSR__NOTES_NOW);
+}
+
+/* A stream's definition or an incomplete period: model rank 0 tells
+ * server 0. */
+static int v_reduce_ctl(tsr_ctx *ctx, int kind, const void *payload, int64_t len) {
+  tsr__srv_client *cl = ctx->servers;
+  tsr__wire_hdr h = {.op = kind == TSR__RCTL_DEF ? TSR__WIRE_RDEF : TSR__WIRE_RSAVE};
+  int rc = cl->m == 0 ? send_op(cl, &h, payload, len, tsr__srv_server_rank(&cl->L, 0, 0)) : 0;
+  return commit(cl, rc);
+}
+
 /* Several tasks per group write in parallel (each its own clients' tiles);
  * a single task writes alone, through a serial backend. */
 static int v_want(const tsr__hints *h) {
@@ -320,6 +366,8 @@ const tsr__strategy_ops tsr__strategy_servers = {
     .flush = v_flush,
     .close = v_close,
     .abort = v_abort,
+    .reduce_put = v_reduce_put,
+    .reduce_ctl = v_reduce_ctl,
 };
 
 int tsr__servers_finalize(tsr_ctx *ctx) {
@@ -384,5 +432,7 @@ int tsr__servers_finalize(tsr_ctx *ctx) {
 int tsr__servers_settle(tsr_ctx *ctx) {
   tsr__srv_client *cl = ctx->servers;
   int rc = cl->m == 0 ? tsr__srv_poll_notes(cl, TSR__NOTES_CLOSED) : 0;
+  if (cl->server_reduce > ctx->stats.server_reduce_bytes) /* heard in the notes */
+    ctx->stats.server_reduce_bytes = cl->server_reduce;
   return tsr__agree(ctx->comm, rc);
 }

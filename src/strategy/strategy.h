@@ -98,6 +98,17 @@ typedef struct tsr__strategy_ops {
    * temporaries into place) or discard them, and free f->sdata. */
   int (*finish)(tsr_file *f, int ok);
   void (*abort)(tsr_file *f); /* after a failed enddef/close: release, delete */
+  /* Optional (reduce=, docs/reductions.md): the strategy's writers hold the
+   * accumulators (the I/O servers), so the model ranks fold nothing and
+   * only count frames, which each put carries in f->rput. reduce_put
+   * writes variable @p varid of derived file @p df from item @p item of
+   * stream @p sid once its variable's frames up to @p endseq are folded
+   * (@p frames in the period); reduce_ctl hands the writers a stream's
+   * definition (TSR__RCTL_DEF, a tsr__rdef) or an incomplete period to save
+   * (TSR__RCTL_SAVE, a tsr__rsave; core/reduce_msg.h). Collective over the
+   * model ranks; this rank's status. */
+  int (*reduce_put)(tsr_file *df, int varid, int sid, int item, int64_t endseq, int64_t frames);
+  int (*reduce_ctl)(tsr_ctx *ctx, int kind, const void *payload, int64_t len);
 } tsr__strategy_ops;
 
 /* Look a strategy up by name: 0 and *ops, or TSR_EHINT for an unknown name. */

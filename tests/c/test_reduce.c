@@ -6,12 +6,17 @@
  * those floats; tsr_get_stats counts the accumulators' bytes.
  *
  * Scenarios: one per strategy (serial, direct, aggregate, servers with one
- * server rank). */
+ * server rank), and the servers with io_groups x io_tasks 1x2, 2x1 and 2x2
+ * (files of a period written by both groups, tiles by both tasks). With
+ * the servers the model ranks hold no accumulators (reduce_bytes 0) and
+ * server 0 holds them all (server_reduce_bytes, heard by model rank 0 at
+ * the closes); the derived files of every run are the serial run's bytes. */
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tsr_fixtures.h"
 #include "tsr_test.h"
@@ -23,7 +28,10 @@ static double value(int t, int64_t j, int64_t i) {
   return 280.0 + 0.37 * t + 0.011 * (double)j + 1e-4 * (double)i + 1e-9 * (double)(j * NX + i);
 }
 
-static void write_stream(tsr_ctx *ctx, MPI_Comm model, const char *strategy, const char *stem) {
+/* With the servers, @p derived names the derived file, which is opened
+ * before the statistics are taken. */
+static void write_stream(tsr_ctx *ctx, MPI_Comm model, const char *strategy, const char *stem,
+                         const char *derived) {
   int64_t g[2] = {NY, NX}, st[2] = {0, 0}, ct[2] = {0, NX};
   int rank, size; /* rows over the model ranks (the servers hold none) */
   MPI_Comm_rank(model, &rank);
@@ -57,9 +65,20 @@ static void write_stream(tsr_ctx *ctx, MPI_Comm model, const char *strategy, con
     }
     TSR_CHECK_OK(tsr_close(&f));
   }
+  if (derived) { /* tsr_open waits for the servers' notes of every file closed */
+    tsr_file *rf = NULL;
+    TSR_CHECK_OK(tsr_open(ctx, derived, NULL, &rf));
+    TSR_CHECK_OK(tsr_close(&rf));
+  }
   tsr_stats s;
   TSR_CHECK_OK(tsr_get_stats(ctx, &s));
-  TSR_CHECK_EQ_INT(s.reduce_bytes, (4 + 8 + 16) * ct[0] * ct[1]);
+  if (!derived) {
+    TSR_CHECK_EQ_INT(s.reduce_bytes, (4 + 8 + 16) * ct[0] * ct[1]);
+    TSR_CHECK_EQ_INT(s.server_reduce_bytes, 0);
+  } else { /* max, mean, std of the whole field, and one covered flag each */
+    TSR_CHECK_EQ_INT(s.reduce_bytes, 0);
+    if (rank == 0) TSR_CHECK_EQ_INT(s.server_reduce_bytes, (4 + 8 + 16 + 1) * NY * NX);
+  }
   free(buf);
   tsr_decomp_free(&d);
 }
@@ -100,20 +119,75 @@ static void check_derived(const char *path) {
   TSR_CHECKF(bad == 0, "%d elements of %s differ from the statistics of the frames", bad, path);
 }
 
-static void one_strategy(const char *strategy, const char *init_hints) {
+/* Rank 0: the derived file's bytes are those of the serial run's (run
+ * before it in the same job of the test). */
+static void same_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  TSR_CHECKF(fa && fb, "cannot open %s or %s", a, b);
+  long n = 0, differ = 0;
+  for (int x = 0, y = 0; fa && fb && x != EOF;) {
+    x = fgetc(fa), y = fgetc(fb);
+    differ += x != y;
+    n++;
+  }
+  TSR_CHECKF(differ == 0, "%ld of %ld bytes of %s differ from %s", differ, n, a, b);
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+}
+
+static void one_run(const char *strategy, const char *name, const char *init_hints) {
   MPI_Comm model;
   tsr_ctx *ctx = NULL;
   TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, init_hints, &ctx, &model));
   if (!ctx) return; /* an I/O server: it served until the model finalized */
   char stem[400], derived[420];
-  snprintf(stem, sizeof stem, "%s/hist_reduce_%s_np%d", tsr_test_arg(0, "."), strategy,
+  snprintf(stem, sizeof stem, "%s/hist_reduce_%s_np%d", tsr_test_arg(0, "."), name,
            tsr_test_nranks());
-  snprintf(derived, sizeof derived, "%s/xtrm_reduce_%s_np%d_f0", tsr_test_arg(0, "."), strategy,
+  snprintf(derived, sizeof derived, "%s/xtrm_reduce_%s_np%d_f0", tsr_test_arg(0, "."), name,
            tsr_test_nranks());
-  write_stream(ctx, model, strategy, stem);
+  write_stream(ctx, model, strategy, stem, init_hints ? derived : NULL);
   TSR_CHECK_OK(tsr_finalize(&ctx));
   MPI_Comm_free(&model);
   if (tsr_test_rank() == 0) check_derived(derived);
+}
+
+static void one_strategy(const char *strategy, const char *init_hints) {
+  one_run(strategy, strategy, init_hints);
+}
+
+/* The servers as io_groups x io_tasks, next to a serial run of the same
+ * model ranks (the world less the servers, split off by hand). */
+static void servers_layout(int groups, int tasks) {
+  char name[64], hints[96], serial[600], mine[600];
+  snprintf(name, sizeof name, "servers%dx%d", groups, tasks);
+  snprintf(hints, sizeof hints, "strategy=servers,io_groups=%d,io_tasks=%d", groups, tasks);
+  one_run("servers", name, hints);
+  /* The reference: serial (or direct) on the model ranks alone, in a directory of its
+   * own, so that the derived file names the same source files. */
+  char dir[420];
+  snprintf(dir, sizeof dir, "%s/ref_%s_np%d", tsr_test_arg(0, "."), name, tsr_test_nranks());
+  if (tsr_test_rank() == 0) mkdir(dir, 0777);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm model;
+  int rank = tsr_test_rank(), size = tsr_test_nranks(), servers = groups * tasks;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < size - servers ? 0 : MPI_UNDEFINED, rank, &model);
+  if (model != MPI_COMM_NULL) {
+    tsr_ctx *ctx = NULL;
+    MPI_Comm mc;
+    TSR_CHECK_OK(tsr_init(model, NULL, &ctx, &mc));
+    char stem[600];
+    snprintf(stem, sizeof stem, "%s/hist_reduce_%s_np%d", dir, name, size);
+    /* The same backend: one server writes through netcdf, a group of two
+     * through pnetcdf, as direct does. */
+    if (ctx) write_stream(ctx, mc, tasks > 1 ? "direct" : "serial", stem, NULL);
+    TSR_CHECK_OK(tsr_finalize(&ctx));
+    MPI_Comm_free(&mc);
+    MPI_Comm_free(&model);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  snprintf(serial, sizeof serial, "%s/xtrm_reduce_%s_np%d_f0", dir, name, size);
+  snprintf(mine, sizeof mine, "%s/xtrm_reduce_%s_np%d_f0", tsr_test_arg(0, "."), name, size);
+  if (rank == 0) same_bytes(mine, serial);
 }
 
 static void serial(void) { one_strategy("serial", NULL); }
@@ -121,12 +195,18 @@ static void direct(void) { one_strategy("direct", NULL); }
 static void aggregate(void) { one_strategy("aggregate", NULL); }
 /* The servers take the doubles (put_f64) and convert where they choose;
  * the fold still sees (float)x. */
-static void servers(void) { one_strategy("servers", "strategy=servers,io_tasks=1"); }
+static void servers(void) { servers_layout(1, 1); }
+static void servers1x2(void) { servers_layout(1, 2); }
+static void servers2x1(void) { servers_layout(2, 1); }
+static void servers2x2(void) { servers_layout(2, 2); }
 
 static const tsr_test_scenario SCENARIOS[] = {{"serial", serial, 0},
                                               {"direct", direct, 0},
                                               {"aggregate", aggregate, 0},
-                                              {"servers", servers, 2}};
+                                              {"servers", servers, 2},
+                                              {"servers1x2", servers1x2, 4},
+                                              {"servers2x1", servers2x1, 3},
+                                              {"servers2x2", servers2x2, 5}};
 
 int main(int argc, char **argv) {
   return tsr_test_main(argc, argv, "reduce", SCENARIOS,

@@ -202,23 +202,39 @@ def test_memory_counted(tmp_path):
 RESTART_SPEC = "T2/max@6+T2/min@6+T/mean@6+T/std@6+U/sum@6+T2/count@6"
 
 
-def test_restart_byte_identical(tmp_path):
+@pytest.mark.parametrize("hints,servers", [
+    ("strategy=direct", 0),
+    # The I/O servers hold the accumulators: server 0 saves and loads the period.
+    ("strategy=servers,io_groups=2,io_tasks=1", 2)])
+def test_restart_byte_identical(tmp_path, hints, servers):
     """3 outputs, restart, 3 more == 6 outputs in one job, byte for byte."""
     case = ["--nx", "24", "--ny", "18", "--nz", "3", "--output-every", "1", "--quiet"]
     one = tmp_path / "one"
-    bench(3, one, "strategy=direct", RESTART_SPEC, ["--steps", "5"], case=case)
+    bench(3 + servers, one, hints, RESTART_SPEC, ["--steps", "5"], case=case)
     two = tmp_path / "two"
-    bench(3, two, "strategy=direct", RESTART_SPEC, ["--steps", "2", "--restart-every", "2"], case=case)
+    bench(3 + servers, two, hints, RESTART_SPEC, ["--steps", "2", "--restart-every", "2"], case=case)
     partial = list(two.glob("wrfxtrm_*.tessera-partial"))
     assert len(partial) == 1 and not list(two.glob("wrfxtrm_*0")), sorted(two.iterdir())
     rst = sorted(two.glob("wrfrst_d01_*"))[-1]
     # Another rank count cannot continue the period: the tiles differ.
-    p = bench(2, two, "strategy=direct", RESTART_SPEC, ["--steps", "5", "--restart", str(rst)],
+    p = bench(2 + servers, two, hints, RESTART_SPEC, ["--steps", "5", "--restart", str(rst)],
               case=case, check=False)
     assert p.returncode != 0 and "was saved by 3 model ranks and this job has 2" in p.stderr, p.stderr
-    bench(3, two, "strategy=direct", RESTART_SPEC, ["--steps", "5", "--restart", str(rst)], case=case)
+    bench(3 + servers, two, hints, RESTART_SPEC, ["--steps", "5", "--restart", str(rst)], case=case)
     a = sorted(one.glob("wrfxtrm_*"))
     b = sorted(two.glob("wrfxtrm_*"))
     assert [x.name for x in a] == [x.name for x in b] and len(a) == 1
     assert filecmp.cmp(a[0], b[0], shallow=False), "derived files differ after a restart"
     assert not list(two.glob("*.tessera-partial"))  # the side file is done with
+
+
+def test_restart_where_folded(tmp_path):
+    """A period folded on the model ranks does not continue on the servers."""
+    case = ["--nx", "24", "--ny", "18", "--nz", "3", "--output-every", "1", "--quiet"]
+    out = tmp_path / "out"
+    bench(2, out, "strategy=direct", RESTART_SPEC, ["--steps", "2", "--restart-every", "2"], case=case)
+    rst = sorted(out.glob("wrfrst_d01_*"))[-1]
+    p = bench(3, out, "strategy=servers,io_tasks=1", RESTART_SPEC,
+              ["--steps", "5", "--restart", str(rst)], case=case, check=False)
+    assert p.returncode != 0 and ("holds a period folded on the model ranks, and this job folds on "
+                                  "the I/O servers") in p.stderr, p.stderr
