@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "core/memory_room.h"
 #include "core/reduce_fold.h"
 #include "core/reduce_msg.h"
@@ -161,6 +162,22 @@ static tsr__rstream *new_stream(tsr__reducer *r, const tsr__hints *h) {
   return s;
 }
 
+/* GRIB2 keeps only the variables it has a parameter for (docs/grib2.md),
+ * and a statistic over a period has none there: without this the derived
+ * file of a GRIB2 stream would hold nothing. Its derived files are NetCDF
+ * (the format hint's default, written by that format's default backend). */
+static void derived_format(tsr__hints *h) {
+  int grib2 = -1;
+  for (const tsr__choice *c = tsr__format_choices; c->text; c++)
+    if (strcmp(c->text, "grib2") == 0) grib2 = c->value;
+  if (h->format != grib2) return;
+  tsr__hints plain;
+  tsr__hints_defaults(&plain);
+  h->format = plain.format;
+  h->backend[0] = '\0';
+  h->set &= ~(TSR__H_FORMAT | TSR__H_BACKEND);
+}
+
 /* This file's definitions into the stream: the first file's start it, a
  * later file's must have the same shapes (accumulators are per element). */
 static int take_schema(tsr_file *f, tsr__rstream *s, const char *spec) {
@@ -188,6 +205,7 @@ static int take_schema(tsr_file *f, tsr__rstream *s, const char *spec) {
   s->hints = f->hints;
   memset(&s->hints.reduce, 0, sizeof s->hints.reduce);
   s->hints.set &= ~TSR__H_REDUCE;
+  derived_format(&s->hints);
   return 0;
 }
 

@@ -238,3 +238,24 @@ def test_restart_where_folded(tmp_path):
               ["--steps", "5", "--restart", str(rst)], case=case, check=False)
     assert p.returncode != 0 and ("holds a period folded on the model ranks, and this job folds on "
                                   "the I/O servers") in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("hints", ["strategy=serial,format=grib2",
+                                   "strategy=servers,io_groups=2,io_tasks=1,format=grib2"])
+def test_grib2_stream_derives_netcdf(runs, tmp_path, hints):
+    """GRIB2 keeps only variables it has a parameter for, and a statistic
+    over a period has none: a GRIB2 stream's derived files are NetCDF,
+    holding the same values as the NetCDF stream's (the history values do
+    not depend on the format)."""
+    out = tmp_path / "grib2"
+    bench(3, out, hints, SPEC)
+    derived = sorted(out.glob("wrfxtrm_d01_*"))
+    want = sorted((runs / "serial-1").glob("wrfxtrm_d01_*"))
+    assert [p.name for p in derived] == [p.name for p in want]
+    assert list(out.glob("wrfout_d01_*"))[0].read_bytes()[:4] == b"GRIB"
+    for got_path, want_path in zip(derived, want):
+        assert got_path.read_bytes()[:3] == b"CDF"
+        got, want_values = derived_values(got_path)[0], derived_values(want_path)[0]
+        assert got.keys() == want_values.keys()
+        for v in got:
+            assert got[v].tobytes() == want_values[v].tobytes(), (got_path.name, v)
