@@ -5,7 +5,8 @@
   back with netCDF4 (the computation spelled out here, not tessera's).
 - `tessera verify` passes on every file, and catches one flipped byte in any
   variable of any frame of a classic file, naming that variable and frame.
-- Backends without attributes and staged logs are refused at tsr_enddef.
+- Backends without attributes (grib2) and staged logs are refused at
+  tsr_enddef; Zarr stores keep their sums (test_verify_zarr.py).
 - `tessera follow` run beside a writing bench never yields a frame before
   its file is complete: each yielded frame verifies at the moment it is
   yielded, and every frame of the run is yielded once, in order.
@@ -177,8 +178,12 @@ def test_verify_refuses_bad_input(tmp_path):
 
 
 @pytest.mark.parametrize("hints,culprit", [
-    ("strategy=serial,format=grib2", "backend grib2"),
-    ("strategy=serial,stage_dir={stage},stage_format=log", "stage_format=log"),
+    # Zarr stores keep the sums (test_verify_zarr.py); GRIB2 messages have no attributes.
+    ("strategy=serial,format=grib2", "backend grib2: the sums are kept in the file's attributes "
+                                     "at close (use backend netcdf, pnetcdf, netcdf4 or zarr)"),
+    ("strategy=serial,stage_dir={stage},stage_format=log",
+     "stage_format=log: the sums are kept in the file's attributes at close (use backend "
+     "netcdf, pnetcdf or netcdf4, stage_format=native)"),
 ])
 def test_refused_where_sums_cannot_be_kept(tmp_path, hints, culprit):
     stage = tmp_path / "stage"
