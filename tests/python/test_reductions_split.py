@@ -14,26 +14,16 @@
   pieces, byte for byte (cmp), at 2 and 4 ranks.
 """
 import filecmp
-import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import netCDF4
 import numpy as np
 import pytest
 
-from tessera.bench.launch import mpiexec_command
+from bench_runs import clean_env, needs_bench, run_bench
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
-BENCH = BUILD / "apps" / "bench" / "tessera-bench"
-MPIEXEC = shutil.which("mpiexec")
-
-pytestmark = pytest.mark.skipif(
-    not (BENCH.is_file() and os.access(BENCH, os.X_OK)) or MPIEXEC is None,
-    reason=f"tessera-bench not built ({BENCH}) or no mpiexec")
+pytestmark = needs_bench
 
 # 6 history outputs (steps 0..5), one frame per file: two periods of 3.
 CASE = ["--nx", "24", "--ny", "18", "--nz", "3", "--output-every", "1", "--quiet"]
@@ -41,16 +31,10 @@ SPEC = "T2/max@3+T2/min@3+T2/sum@3+T2/count@3+T/mean@3+T/std@3+U/max@3"
 DERIVED = ["wrfxtrm_d01_2026-01-01_00:00:00", "wrfxtrm_d01_2026-01-01_00:03:00"]
 
 
-def clean_env():
-    return {k: v for k, v in os.environ.items() if k not in ("TESSERA_HINTS", "TESSERA_STATS")}
-
-
 def bench(np_, out, hints, spec, extra=()):
     out.mkdir(parents=True, exist_ok=True)
-    cmd = mpiexec_command(MPIEXEC, np_) + [str(BENCH)] + CASE + list(extra) + [
-        "--out", str(out), "--hints", hints, "--reduce", spec]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=clean_env())
-    assert p.returncode == 0, f"{' '.join(cmd)}\n{p.stdout}{p.stderr}"
+    p = run_bench(np_, CASE + list(extra) + ["--out", out, "--hints", hints, "--reduce", spec])
+    assert p.returncode == 0, f"{p.command}\n{p.stdout}{p.stderr}"
 
 
 @pytest.fixture(scope="module")

@@ -14,31 +14,21 @@
 """
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
 from contextlib import redirect_stdout
-from pathlib import Path
 
 import netCDF4
 import numpy as np
 import pytest
 
+from bench_runs import clean_env, needs_bench, run_bench
 from tessera import follow as tf
 from tessera import manifest, verify
-from tessera.bench.launch import mpiexec_command
 
 pytest.importorskip("zarr")
-
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
-BENCH = BUILD / "apps" / "bench" / "tessera-bench"
-MPIEXEC = shutil.which("mpiexec")
-
-pytestmark = pytest.mark.skipif(
-    not (BENCH.is_file() and os.access(BENCH, os.X_OK)) or MPIEXEC is None,
-    reason=f"tessera-bench not built ({BENCH}) or no mpiexec")
+pytestmark = needs_bench
 
 # 3 outputs, 2 per file: a file (store) of 2 frames and one of 1.
 CASE = ["--nx", "40", "--ny", "30", "--nz", "4", "--steps", "4", "--output-every", "2",
@@ -55,17 +45,11 @@ RUNS = {  # name -> (processes, hints)
 FILES = ["wrfout_d01_2026-01-01_00:00:00", "wrfout_d01_2026-01-01_00:04:00"]
 
 
-def clean_env():
-    return {k: v for k, v in os.environ.items() if k not in ("TESSERA_HINTS", "TESSERA_STATS")}
-
-
 def bench(np_, out, hints):
-    cmd = mpiexec_command(MPIEXEC, np_) + [str(BENCH)] + CASE + [
-        "--out", str(out), "--hints", hints]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=clean_env())
+    p = run_bench(np_, CASE + ["--out", out, "--hints", hints])
     if "TSR_ENOTBUILT" in p.stdout + p.stderr:
         return None
-    assert p.returncode == 0, f"{' '.join(cmd)}\n{p.stdout}{p.stderr}"
+    assert p.returncode == 0, f"{p.command}\n{p.stdout}{p.stderr}"
     return out
 
 
