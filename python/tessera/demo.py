@@ -18,7 +18,7 @@ output in each format models ship: classic CDF-2, NetCDF-4 with deflate=1 and
 GRIB2; a table puts the files' size next to the MB/s (`tessera formats`
 repeats such runs for medians and the compression ratios).
 
-Then the best strategy that can reduce (not split) writes the history once
+Then the best strategy that writes whole files (not split) writes the history once
 more with checksum=crc32 and reduce= (T2 max/min, T mean over the run's
 outputs): every file's sums verified and every statistic compared with
 NumPy's (bench/frames_row.py).
@@ -534,8 +534,8 @@ def main(argv=None) -> int:
         count.skip(len(FORMAT_ROWS))
     fmt_runs = (format_runs(args, bench, out, env, best, console, count, records)
                 if best else [])
-    # reduce= writes one derived file for the whole run: not with split's
-    # file per rank (docs/reductions.md).
+    # The row's check reads whole history and derived files: split's pieces
+    # would need joining first (docs/reductions.md).
     reducer = None if args.no_formats else best_strategy(
         [r for r in records if not row(r["strategy"]).file_per_rank])
     if not reducer and not args.no_formats:

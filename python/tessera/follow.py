@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from . import manifest
+from . import manifest, zarr_store
 from .cli_args import at_least, positive_seconds
 
 POLL_S = 0.2
@@ -81,15 +81,20 @@ def follow_frames(directory: str, count: int | None = None, timeout: float | Non
 def follow(directory: str, count: int | None = None, timeout: float | None = None,
            from_start: bool = True):
     """Yield each complete frame of `directory` as an xarray Dataset (the
-    frame's slice of its file along the record dimension), as
-    follow_frames finds them. Needs xarray."""
+    frame's slice of its file or Zarr store along the record dimension), as
+    follow_frames finds them. Needs xarray (and zarr-python for stores)."""
     import xarray  # optional: only this API needs it (the tools' test extra)
 
     for fr in follow_frames(directory, count, timeout, from_start):
-        with xarray.open_dataset(fr.path, decode_times=False) as ds:
+        if zarr_store.is_store(fr.path):  # format=zarr: the layout names the record dimension
+            rec = zarr_store.record_dim(fr.path)
+            ds = xarray.open_zarr(fr.path, zarr_format=3, consolidated=False, decode_times=False)
+        else:
+            ds = xarray.open_dataset(fr.path, decode_times=False)
             rec = next((d for d, n in ds.sizes.items() if n == fr.frames
                         and d in ds.encoding.get("unlimited_dims", ())), None)
-            yield (ds.isel({rec: fr.frame}) if rec else ds).load()
+        with ds:
+            yield (ds.isel({rec: fr.frame}) if rec in ds.sizes else ds).load()
 
 
 def command_for(command: list, fr) -> list:

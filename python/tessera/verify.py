@@ -1,5 +1,6 @@
-"""`tessera verify FILE...`: recompute the per-frame checksums of files written
-with the hint checksum=crc32 and compare them with what the writers recorded.
+"""`tessera verify FILE...`: recompute the per-frame checksums of files (NetCDF)
+or stores (Zarr, format=zarr) written with the hint checksum=crc32 and compare
+them with what the writers recorded.
 
 The writers summed each variable's values at each frame as they handed them
 to the file (src/backend/sink_checksum.c), and recorded the sums in the file
@@ -7,7 +8,8 @@ to the file (src/backend/sink_checksum.c), and recorded the sums in the file
 (tessera/manifest.py). This reads every summed (variable, frame) back, sums
 it the same way, and reports each one that differs, that cannot be read, or
 whose manifest line disagrees with the file. Exit status: 0 when every sum
-matched, 1 when one did not (or a file has no sums), 2 on bad input.
+matched, 1 when one did not (or a file has no sums, or a frame of a store
+cannot be decoded), 2 on bad input.
 """
 from __future__ import annotations
 
@@ -19,26 +21,57 @@ import zlib
 import netCDF4
 import numpy as np
 
-from . import manifest
+from . import manifest, zarr_store
 
 
 class VerifyError(Exception):
     """A file that cannot be verified at all; the message names it."""
 
 
-def open_dataset(path: str):
-    """The file opened for reading with netCDF4, values as stored (no
+class NetCDFFile:
+    """A NetCDF file opened for reading with netCDF4, values as stored (no
     masking or scaling: the sums are of the values written)."""
+
+    def __init__(self, path: str):
+        try:
+            self.ds = netCDF4.Dataset(path, "r")
+        except OSError as e:
+            raise VerifyError(f"{path}: not a NetCDF file Tessera wrote ({e})") from None
+        self.ds.set_auto_maskandscale(False)
+        self.record = next((d.name for d in self.ds.dimensions.values() if d.isunlimited()), None)
+
+    def text_attribute(self, name: str) -> dict:
+        return {n: str(v.getncattr(name)) for n, v in self.ds.variables.items()
+                if name in v.ncattrs()}
+
+    def frame_values(self, name: str, frame: int):
+        var = self.ds.variables[name]
+        if self.record is not None and var.dimensions and var.dimensions[0] == self.record:
+            return var[frame]
+        return var[...]
+
+    def close(self) -> None:
+        self.ds.close()
+
+
+#: What reading a frame may raise: NetCDF's errors, and for a store whatever
+#: zarr-python or a codec raises on a damaged chunk (no common base).
+READ_ERRORS = {NetCDFFile: (OSError, RuntimeError, IndexError), zarr_store.Store: (Exception,)}
+
+
+def open_dataset(path: str):
+    """The file (NetCDF) or store (Zarr) at `path`, opened for reading."""
     if not os.path.exists(path):
         raise VerifyError(f"{path}: no such file")
     if os.path.isdir(path):
-        raise VerifyError(f"{path}: a directory (a Zarr store?): verify reads NetCDF files")
-    try:
-        ds = netCDF4.Dataset(path, "r")
-    except OSError as e:
-        raise VerifyError(f"{path}: not a NetCDF file Tessera wrote ({e})") from None
-    ds.set_auto_maskandscale(False)
-    return ds
+        if not zarr_store.is_store(path):
+            raise VerifyError(f"{path}: a directory without zarr.json: verify reads NetCDF "
+                              f"files and Zarr stores")
+        try:
+            return zarr_store.Store(path)
+        except (ImportError, ValueError) as e:
+            raise VerifyError(f"{path}: {e}") from None
+    return NetCDFFile(path)
 
 
 def crc32_of(values: np.ndarray) -> str:
@@ -53,28 +86,12 @@ def crc32_of(values: np.ndarray) -> str:
 
 def recorded(ds) -> dict:
     """variable -> [hex sum or None per frame], from the file's attributes."""
-    out = {}
-    for name, var in ds.variables.items():
-        if manifest.CHECKSUM_ATT in var.ncattrs():
-            text = str(var.getncattr(manifest.CHECKSUM_ATT))
-            out[name] = [None if set(s) == {"-"} else s for s in text.split()]
-    return out
-
-
-def record_dim(ds):
-    return next((d for d in ds.dimensions.values() if d.isunlimited()), None)
-
-
-def frame_values(ds, name: str, frame: int):
-    var = ds.variables[name]
-    rec = record_dim(ds)
-    if rec is not None and var.dimensions and var.dimensions[0] == rec.name:
-        return var[frame]
-    return var[...]
+    return {name: [None if set(s) == {"-"} else s for s in text.split()]
+            for name, text in ds.text_attribute(manifest.CHECKSUM_ATT).items()}
 
 
 def verify_file(path: str, say) -> int:
-    """Problems found in one file (0: every recorded sum matched)."""
+    """Problems found in one file or store (0: every recorded sum matched)."""
     ds = open_dataset(path)
     bad = checked = 0
     try:
@@ -87,9 +104,10 @@ def verify_file(path: str, say) -> int:
                 if want is None:
                     continue
                 try:
-                    got = crc32_of(frame_values(ds, name, f))
-                except (OSError, RuntimeError, IndexError) as e:
-                    say(f"{path}: variable {name} frame {f}: cannot be read ({e})")
+                    got = crc32_of(ds.frame_values(name, f))
+                except READ_ERRORS[type(ds)] as e:
+                    say(f"{path}: variable {name} frame {f}: cannot be read "
+                        f"({type(e).__name__}: {e})")
                     bad += 1
                     continue
                 checked += 1
@@ -108,10 +126,10 @@ def verify_file(path: str, say) -> int:
 def against_manifest(path: str, sums: dict, say) -> int:
     """The manifest lines of the file, if its directory has a manifest, must
     hold the sums the file holds."""
-    directory = os.path.dirname(path) or "."
+    directory = os.path.dirname(os.path.normpath(path)) or "."
     try:
         frames = [fr for fr in manifest.read_frames(directory)
-                  if os.path.basename(fr.path) == os.path.basename(path)]
+                  if os.path.basename(fr.path) == os.path.basename(os.path.normpath(path))]
     except ValueError as e:
         say(f"{manifest.manifest_path(directory)}: {e}")
         return 1
@@ -133,7 +151,8 @@ def parse_args(argv):
         prog="tessera verify",
         description="Recompute the per-frame checksums of files written with checksum=crc32 "
                     "and compare them with the sums the writers recorded (docs/verify.md).")
-    p.add_argument("files", nargs="+", metavar="FILE", help="NetCDF files Tessera wrote")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="NetCDF files or Zarr stores Tessera wrote")
     p.add_argument("--quiet", action="store_true", help="print only the problems")
     return p.parse_args(argv)
 

@@ -114,15 +114,6 @@ static int refuse(tsr_file *f, int code, const char *fmt, const char *a, const c
 /* The schema's checks, the same on every rank (the schema was agreed). */
 static int check_schema(tsr_file *f, char *spec) {
   const tsr__reduce *r = &f->hints.reduce;
-  if (f->strategy->file_per_rank) {
-    char names[128];
-    tsr__strategy_list(tsr__strategy_shares_a_file, names, sizeof names);
-    char fmt[128 + 160]; /* the names and the sentence around them */
-    snprintf(fmt, sizeof fmt, "hint 'reduce=%%s' cannot be used with strategy=%%s: each rank "
-             "writes a file of its own, and the statistics go to one derived file per period "
-             "(use %s)", names);
-    return refuse(f, TSR_EHINT, fmt, spec, f->strategy->name);
-  }
   for (int i = 0; i < r->n; i++) {
     const char *name = r->item[i].var;
     int v = tsr__schema_find_var(&f->schema, name);

@@ -10,7 +10,7 @@
 struct tsr__rstream; /* one stream's accumulators (core/reduce.c) */
 
 /* tsr_enddef of a file with reduce=: check the items against the schema
- * (variable present, numeric, with a record dimension; not split) and find
+ * (variable present, numeric, with a record dimension) and find
  * or start the file's stream, loading a partial period a previous job saved
  * (core/reduce_partial.c). Collective: returns an agreed code, the sentence
  * in f->berr. */

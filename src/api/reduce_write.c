@@ -133,6 +133,9 @@ static int write_derived(tsr_ctx *ctx, tsr__rstream *s, char *msg, size_t msglen
   for (int i = 0; !rc && i < s->nitems; i++) {
     if (s->items[i].frames > frames) frames = s->items[i].frames;
     def_item(df, s, &s->items[i], &ids[i]);
+    /* strategy=split lays each rank's file out for its tile at enddef: the
+     * derived variable's tile is the one its accumulators hold. */
+    if (df->strategy->file_per_rank) tsr_def_var_decomp(df, ids[i], s->items[i].vd);
   }
   if (!rc && s->has_times && s->times_buf) def_like(df, &s->times, "Times", TSR_CHAR, &tid);
   if (!rc) {

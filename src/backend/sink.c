@@ -52,8 +52,10 @@ static int checksum_start(tsr__sink *s, MPI_Comm comm) {
     if (s->berr)
       snprintf(s->berr->message, sizeof s->berr->message,
                "checksum=crc32 cannot be used with %s%s: the sums are kept in the file's "
-               "attributes at close (use backend netcdf, pnetcdf or netcdf4%s%s)",
-               io->stacked ? "" : "backend ", why, io->stacked ? ", " : "",
+               "attributes at close (use %s%s)",
+               io->stacked ? "" : "backend ", why,
+               io->stacked ? "backend netcdf, pnetcdf or netcdf4, "
+                           : "backend netcdf, pnetcdf, netcdf4 or zarr",
                io->stacked ? io->unstacked : "");
     return TSR_EHINT;
   }

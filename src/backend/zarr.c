@@ -100,6 +100,9 @@ struct tsr__bfile {
   size_t scratch_cap;
   char lastdir[ZPATH]; /* the chunk directory made last */
   tsr__zreader *rd;    /* a store open for reading (zarr_read.c); NULL when writing */
+  char *annot_name;    /* rank 0: a text attribute annotate gave each array (checksum=) */
+  char **annot;        /* its text per variable, NULL for none */
+  int annot_rc;        /* annotate's failure, which close makes every writer's */
 };
 
 /* ---- create ---- */
@@ -121,6 +124,9 @@ static void free_file(tsr__bfile *bf) {
   free(bf->vars);
   free(bf->path);
   free(bf->final);
+  for (int v = 0; bf->annot && v < bf->nvars; v++) free(bf->annot[v]);
+  free(bf->annot);
+  free(bf->annot_name);
   tsr__zarr_read_free(bf->rd);
   free(bf);
 }
@@ -579,6 +585,12 @@ static int finish_store(tsr__bfile *bf, tsr__berr *err) {
   else if (bf->deflate > 0)
     snprintf(codec, sizeof codec, "{\"name\": \"gzip\", \"configuration\": {\"level\": %d}}",
              bf->deflate);
+  /* The attribute annotate gave (the sums of checksum=): one more of the
+   * array's attributes, in its document like any other. */
+  for (int v = 0; bf->annot && v < s.nvars && !rc; v++)
+    if (bf->annot[v] && tsr__schema_put_att(&s, v, bf->annot_name, TSR_CHAR,
+                                            strlen(bf->annot[v]), bf->annot[v]))
+      rc = tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory (%s)", bf->path);
   for (int v = 0; v < s.nvars && !rc; v++) {
     int64_t chunk[TSR_MAX_DIMS], inner[TSR_MAX_DIMS];
     int first = s.vars[v].is_record ? 1 : 0;
@@ -601,13 +613,33 @@ static int finish_store(tsr__bfile *bf, tsr__berr *err) {
   return rc;
 }
 
+/* checksum=: the texts are known once every block is written, and the
+ * documents are written at close, by rank 0: it keeps them for then. Every
+ * writer gets the same texts (backend.h), so the others have nothing to do. */
+static int tsr__zarr_annotate(tsr__bfile *bf, const char *name, char *const texts[],
+                              tsr__berr *err) {
+  if (bf->rank != 0 || bf->rd) return 0;
+  int rc = 0;
+  size_t nv = (size_t)(bf->nvars > 0 ? bf->nvars : 1);
+  if (!bf->annot && !(bf->annot = calloc(nv, sizeof *bf->annot))) rc = TSR_ENOMEM;
+  free(bf->annot_name);
+  if (!rc && !(bf->annot_name = strdup(name))) rc = TSR_ENOMEM;
+  for (int v = 0; v < bf->nvars && !rc; v++) {
+    free(bf->annot[v]);
+    bf->annot[v] = NULL;
+    if (texts[v] && !(bf->annot[v] = strdup(texts[v]))) rc = TSR_ENOMEM;
+  }
+  if (rc) bf->annot_rc = tsr__berr_plain(err, rc, LIB, "out of memory (%s)", bf->path);
+  return bf->annot_rc;
+}
+
 static int tsr__zarr_close(tsr__bfile *bf, tsr__berr *err) {
   if (!bf) return 0;
   if (bf->rd) { /* open for reading: nothing to write */
     free_file(bf);
     return 0;
   }
-  int rc = 0;
+  int rc = bf->annot_rc; /* a store without its sums is no store */
   for (int i = 0; i < bf->nfr && !rc; i++)
     for (int64_t c = 0; c < bf->z[bf->fr[i].varid].nchunks && !rc; c++)
       if (bf->fr[i].c[c])
@@ -699,6 +731,7 @@ const tsr__backend_ops tsr__backend_zarr = {
     .abort = tsr__zarr_abort,
     .file_info = NULL,
     .block_offset = NULL,
+    .annotate = tsr__zarr_annotate,
     .open = tsr__zarr_open,
     .read_block = tsr__zarr_read_block_op,
     .num_records = tsr__zarr_num_records,

@@ -202,7 +202,7 @@ def test_demo_with_a_stand_in_bench(tmp_path, capsys, monkeypatch):
         out / "format-zarr-deflate1.log").read_text()
     assert "format=netcdf4:deflate=1 --out" in (out / "format-netcdf4-deflate1.log").read_text()
     assert not (out / "format-cdf2-files").exists()
-    # The frames row: the best strategy that can reduce (not split: aggregate
+    # The frames row: the best strategy that writes whole files (not split: aggregate
     # here) with checksum=crc32 and reduce= on the history files only; every
     # sum and statistic checked (the stand-in writes real sums and statistics).
     assert "[frames] checksum + reduce aggregate on 4 processes [run 15/18" in text

@@ -9,9 +9,10 @@
 - The derived files of every run are bit-identical to each other (each
   element is folded by the rank that owns it, in frame order).
 - Without @N a period is a file's frames.
-- Malformed values, missing and text variables, split, a period that ends
-  inside a file, and a restart with another rank count are refused with a
-  sentence naming the culprit.
+- Malformed values, missing and text variables, a period that ends inside
+  a file, and a restart with another rank count are refused with a sentence
+  naming the culprit. (split writes a derived file per rank:
+  test_reductions_split.py.)
 - 6 outputs in one job give the same derived bytes (cmp) as 3 outputs, a
   restart, and 3 more: the incomplete period travels in a side file.
 """
@@ -168,8 +169,6 @@ REFUSALS = [  # (spec, hints, extra options, the sentence)
     ("NOPE/max", "strategy=direct", [], "hint 'reduce=NOPE/max': the file has no variable 'NOPE'"),
     ("Times/max", "strategy=direct", [],
      "hint 'reduce=Times/max': variable 'Times' is text (char), not a number"),
-    ("T2/max", "strategy=split", [],
-     "hint 'reduce=T2/max' cannot be used with strategy=split: each rank writes a file of its own"),
     ("T2/max@3", "strategy=direct", ["--frames-per-file", "2"],
      "hint 'reduce=T2/max@3': 'T2' gets a frame past the end of its period inside a file; a "
      "period must end with a file (make N a multiple of the frames per file)"),

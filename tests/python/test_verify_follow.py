@@ -5,13 +5,13 @@
   back with netCDF4 (the computation spelled out here, not tessera's).
 - `tessera verify` passes on every file, and catches one flipped byte in any
   variable of any frame of a classic file, naming that variable and frame.
-- Backends without attributes and staged logs are refused at tsr_enddef.
+- Backends without attributes (grib2) and staged logs are refused at
+  tsr_enddef; Zarr stores keep their sums (test_verify_zarr.py).
 - `tessera follow` run beside a writing bench never yields a frame before
   its file is complete: each yielded frame verifies at the moment it is
   yielded, and every frame of the run is yielded once, in order.
 """
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,18 +22,12 @@ import netCDF4
 import numpy as np
 import pytest
 
+from bench_runs import BENCH, MPIEXEC, ROOT, clean_env, needs_bench, run_bench
 from tessera import follow as tf
 from tessera import manifest
 from tessera.bench.launch import mpiexec_command
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
-BENCH = BUILD / "apps" / "bench" / "tessera-bench"
-MPIEXEC = shutil.which("mpiexec")
-
-pytestmark = pytest.mark.skipif(
-    not (BENCH.is_file() and os.access(BENCH, os.X_OK)) or MPIEXEC is None,
-    reason=f"tessera-bench not built ({BENCH}) or no mpiexec")
+pytestmark = needs_bench
 
 # 3 outputs, 2 per file: a file of 2 frames and one of 1.
 CASE = ["--nx", "40", "--ny", "30", "--nz", "4", "--steps", "4", "--output-every", "2",
@@ -50,16 +44,10 @@ RUNS = {  # name -> (processes, hints)
 }
 
 
-def clean_env():
-    return {k: v for k, v in os.environ.items() if k not in ("TESSERA_HINTS", "TESSERA_STATS")}
-
-
 def bench(np_, out, hints, extra=(), check=True):
-    cmd = mpiexec_command(MPIEXEC, np_) + [str(BENCH)] + CASE + list(extra) + [
-        "--out", str(out), "--hints", hints]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=clean_env())
+    p = run_bench(np_, CASE + list(extra) + ["--out", out, "--hints", hints])
     if check:
-        assert p.returncode == 0, f"{' '.join(cmd)}\n{p.stdout}{p.stderr}"
+        assert p.returncode == 0, f"{p.command}\n{p.stdout}{p.stderr}"
     return p
 
 
@@ -177,8 +165,12 @@ def test_verify_refuses_bad_input(tmp_path):
 
 
 @pytest.mark.parametrize("hints,culprit", [
-    ("strategy=serial,format=grib2", "backend grib2"),
-    ("strategy=serial,stage_dir={stage},stage_format=log", "stage_format=log"),
+    # Zarr stores keep the sums (test_verify_zarr.py); GRIB2 messages have no attributes.
+    ("strategy=serial,format=grib2", "backend grib2: the sums are kept in the file's attributes "
+                                     "at close (use backend netcdf, pnetcdf, netcdf4 or zarr)"),
+    ("strategy=serial,stage_dir={stage},stage_format=log",
+     "stage_format=log: the sums are kept in the file's attributes at close (use backend "
+     "netcdf, pnetcdf or netcdf4, stage_format=native)"),
 ])
 def test_refused_where_sums_cannot_be_kept(tmp_path, hints, culprit):
     stage = tmp_path / "stage"
