@@ -11,7 +11,6 @@ build lacks (PnetCDF, exit 3) is skipped.
 """
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,17 +18,10 @@ import netCDF4
 import numpy as np
 import pytest
 
+from bench_runs import BENCH, MPIEXEC, ROOT, needs_bench
 from tessera import overhead
 from tessera.bench.launch import BENCH_EXIT_NOTBUILT, mpiexec_command
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
-BENCH = BUILD / "apps" / "bench" / "tessera-bench"
-MPIEXEC = shutil.which("mpiexec")
-
-needs_bench = pytest.mark.skipif(
-    not (BENCH.is_file() and os.access(BENCH, os.X_OK)) or MPIEXEC is None,
-    reason=f"tessera-bench not built ({BENCH}) or no mpiexec")
 
 SCHEMAS = {
     "default": ["--nx", "24", "--ny", "20", "--nz", "4", "--steps", "4", "--output-every", "2",

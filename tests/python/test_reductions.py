@@ -18,25 +18,16 @@
 """
 import filecmp
 import json
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import netCDF4
 import numpy as np
 import pytest
 
+from bench_runs import BENCH, MPIEXEC, clean_env, needs_bench
 from tessera.bench.launch import mpiexec_command
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
-BENCH = BUILD / "apps" / "bench" / "tessera-bench"
-MPIEXEC = shutil.which("mpiexec")
-
-pytestmark = pytest.mark.skipif(
-    not (BENCH.is_file() and os.access(BENCH, os.X_OK)) or MPIEXEC is None,
-    reason=f"tessera-bench not built ({BENCH}) or no mpiexec")
+pytestmark = needs_bench
 
 # 6 history outputs (steps 0..5), one frame per file unless a run says otherwise.
 CASE = ["--nx", "24", "--ny", "18", "--nz", "3", "--steps", "5", "--output-every", "1", "--quiet"]
@@ -51,10 +42,6 @@ RUNS = {  # name -> (processes, hints, extra bench options)
     "direct-3-cells": (3, "strategy=direct", ["--decomp", "cells"]),
     "servers-3-xzy": (3, "strategy=servers,io_tasks=1", ["--memory-order", "xzy"]),
 }
-
-
-def clean_env():
-    return {k: v for k, v in os.environ.items() if k not in ("TESSERA_HINTS", "TESSERA_STATS")}
 
 
 def bench(np_, out, hints, spec, extra=(), case=CASE, check=True, env=None):
