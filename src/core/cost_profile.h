@@ -35,7 +35,7 @@ enum {
   TSR__COST_NKEYS
 };
 
-typedef struct {
+typedef struct tsr__cost_profile_s {
   char name[64];
   double value[TSR__COST_NKEYS]; /* as stored: B/s or seconds */
   int cores;                     /* 0: one core per process */
