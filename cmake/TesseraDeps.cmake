@@ -50,6 +50,18 @@ else()
   message(STATUS "CRC-32 for checksum=crc32: zlib (no ISA-L: libisal-dev)")
 endif()
 
+# json-c (libjson-c-dev): strategy=auto reads the cost model's profile
+# (TESSERA_PROFILE, or the shipped default compiled in) for its first
+# ranking (src/core/cost_profile_json.c); without it auto ranks with fixed
+# constants and says so in its statistics.
+set(TESSERA_USE_JSONC AUTO CACHE STRING "json-c for strategy=auto's profile: AUTO, ON or OFF")
+tsr_find_optional(JSONC json-c/json.h json-c libjson-c-dev)
+if(TESSERA_HAVE_JSONC)
+  message(STATUS "strategy=auto's profile reader: json-c ${JSONC_LIBRARY}")
+else()
+  message(STATUS "strategy=auto's profile reader: none (no json-c: libjson-c-dev); fixed ranking")
+endif()
+
 tsr_find_optional(PNETCDF pnetcdf.h pnetcdf libpnetcdf-dev)
 if(TESSERA_HAVE_PNETCDF)
   message(STATUS "PnetCDF: ${PNETCDF_LIBRARY}")

@@ -64,6 +64,9 @@ list(APPEND _tsr_priv ${ZLIB_LIBRARIES}) # checksum=crc32, format=zarr's gzip co
 if(TESSERA_HAVE_ISAL) # checksum=crc32's CRC
   list(APPEND _tsr_priv ${ISAL_LIBRARY})
 endif()
+if(TESSERA_HAVE_JSONC) # strategy=auto's profile
+  list(APPEND _tsr_priv ${JSONC_LIBRARY})
+endif()
 if(TESSERA_HAVE_ZARR AND TESSERA_HAVE_ZSTD) # format=zarr's zstd=
   list(APPEND _tsr_priv ${ZSTD_LIBRARY})
 endif()

@@ -13,12 +13,13 @@ set -euo pipefail
 # help2man: the installed programs' man pages, made from their --help.
 # zlib1g-dev: checksum=crc32 (CRC-32 whose pieces combine) and the Zarr gzip codec;
 # libisal-dev: the same CRC-32 five times as fast (ISA-L).
+# libjson-c-dev: strategy=auto reads the cost model's profile (TESSERA_PROFILE).
 # universal-ctags: tests/arch finds every function definition with it (the
 # layer rule and the call-circle count run in CI, not skipped).
 pkgs=(libopenmpi-dev openmpi-bin libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin
       cmake gfortran pkg-config python3-venv make libeccodes-dev libeccodes-tools
       cdo nco libnetcdff-dev m4 slurmctld slurmd slurm-client munge doxygen help2man universal-ctags
-      libzstd-dev zlib1g-dev libisal-dev)
+      libzstd-dev zlib1g-dev libisal-dev libjson-c-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -39,7 +39,55 @@ static int offers_of(const tsr_ctx *ctx, int64_t fb, tsr__auto_offer *offers) {
   tsr__auto_case c = {.ranks = ctx->size, .frame_bytes = fb,
                       .io_groups = servers ? ctx->hints.io_groups : 0,
                       .io_tasks = servers ? ctx->hints.io_tasks : 0};
-  return tsr__auto_candidates(&c, offers, TSR__AUTO_MAXC);
+  return tsr__auto_candidates(&c, offers, TSR__AUTO_MAXC, NULL);
+}
+
+/* Collective (every rank settles the same file): the profile, once per
+ * context; rank 0 reads it and every rank parses the same bytes. */
+static void load_profile(tsr_ctx *ctx) {
+  tsr__auto_ctx *a = ctx->autos;
+  if (a->profile_state) return;
+  char note[TSR__AUTO_WHY];
+  a->profile_state = tsr__cost_profile_load(ctx->comm, &a->profile, note, sizeof note) < 0 ? -1 : 1;
+  if (a->profile_state < 0) snprintf(a->ranking, sizeof a->ranking, "fixed constants (%.200s)", note);
+  else snprintf(a->ranking, sizeof a->ranking, "the cost model (profile %.60s)", a->profile.name);
+}
+
+/* The ranking of a stream's first file: the cost model's on the file's
+ * schema when there is a profile and no servers (else the fixed
+ * constants'), the predictions copied onto the stream's candidates (a
+ * stream from the state file keeps its windows). Collective. */
+static void rank_first(tsr_file *f, tsr__auto_stream *s) {
+  tsr_ctx *ctx = f->ctx;
+  int servers = ctx->ranks_owner != NULL, by_model = 0;
+  if (!servers) load_profile(ctx);
+  const tsr__auto_ctx *a = ctx->autos;
+  tsr__auto_case c = {.ranks = ctx->size, .frame_bytes = s->frame_bytes,
+                      .io_groups = servers ? ctx->hints.io_groups : 0,
+                      .io_tasks = servers ? ctx->hints.io_tasks : 0,
+                      .schema = &f->schema, .profile = a->profile_state > 0 ? &a->profile : NULL,
+                      .slab_bytes = f->autof->base.slab_bytes,
+                      .buffer_bytes = f->autof->base.buffer_bytes,
+                      .interval_s = a->compute_agreed};
+  tsr__auto_offer offers[TSR__AUTO_MAXC];
+  int n = tsr__auto_candidates(&c, offers, TSR__AUTO_MAXC, &by_model);
+  for (int i = 0; i < s->ncand; i++)
+    for (int j = 0; j < n; j++)
+      if (strcmp(s->c[i].hints, offers[j].hints) == 0) s->c[i].predicted_s = offers[j].predicted_s;
+  /* A new stream explores in the order of these predictions (a stream
+   * from the state file keeps its order: its incumbent is an index). */
+  int measured = s->incumbent >= 0;
+  for (int i = 0; i < s->ncand; i++) measured |= s->c[i].nwin > 0;
+  for (int i = 1; i < s->ncand && !measured; i++)
+    for (int j = i; j > 0 && s->c[j - 1].predicted_s > s->c[j].predicted_s; j--) {
+      tsr__auto_cand t = s->c[j];
+      s->c[j] = s->c[j - 1];
+      s->c[j - 1] = t;
+    }
+  s->modelled = by_model;
+  if (by_model || a->profile_state < 0) snprintf(s->ranking, sizeof s->ranking, "%s", a->ranking);
+  else if (servers) snprintf(s->ranking, sizeof s->ranking, "fixed constants (servers' knobs)");
+  else snprintf(s->ranking, sizeof s->ranking, "fixed constants (no variable is tiled)");
 }
 
 /* A stream learned with other candidates (a state file of a job without
@@ -121,7 +169,10 @@ int tsr__auto_settle(tsr_file *f) {
   tsr__auto_stream *s = find(f->ctx, key, fb);
   if (!s) s = new_stream(f->ctx, key, fb);
   if (!s) return 0; /* out of memory: the provisional choice stays */
-  if (!s->why[0]) tsr__auto_start(s); /* its first decision */
+  if (!s->why[0]) { /* its first decision */
+    rank_first(f, s);
+    tsr__auto_start(s);
+  }
   af->s = s;
   snprintf(af->rec.why, sizeof af->rec.why, "%s", s->why);
   if (strcmp(af->applied, s->c[s->current].hints) == 0) return 0;
@@ -176,6 +227,7 @@ void tsr__auto_closed(tsr_file *f, int rc) {
   r->predicted_s = c->nwin ? tsr__auto_median(c) : c->predicted_s;
   r->measured_s = y[0];
   r->compute_s = y[1];
+  if (y[1] > 0.0) a->compute_agreed = y[1];
   if (y[2] > 0.0) {
     char why[TSR__AUTO_WHY];
     snprintf(why, sizeof why, "the file failed: %s", tsr_errname(rc ? rc : TSR_EIO));

@@ -6,6 +6,7 @@
 #define TSR_CORE_AUTO_H
 
 #include "core/auto_rule.h"
+#include "core/cost_profile.h"
 #include "core/hints.h"
 
 struct tsr_file;
@@ -19,6 +20,14 @@ typedef struct tsr__auto_ctx {
    * time blocked in Tessera in between (a model closes a history file when
    * it opens the next, as WRF does, so a close does not end the compute). */
   double prev_first_put, prev_blocked;
+  /* The last compute interval agreed at a close (any stream): the cost
+   * model's input for a new stream's first file; 0 before any. */
+  double compute_agreed;
+  /* The cost model's profile (core/cost_profile.h), read at the first new
+   * stream: 0 not yet, 1 read, -1 none (ranking says why). */
+  int profile_state;
+  tsr__cost_profile profile;
+  char ranking[TSR__AUTO_WHY];
 } tsr__auto_ctx;
 
 /* What a file written with strategy=auto carries. */

@@ -65,18 +65,48 @@ static int untried(const tsr__auto_stream *s) {
   return -1;
 }
 
+/* The cost model's prediction is good enough to skip what it puts far
+ * behind (an exploration file of one 3x behind costs more than it can
+ * teach), not to choose among the close ones: those are measured. Returns
+ * how many were left out. */
+static int leave_out_far(tsr__auto_stream *s) {
+  double top = -1.0;
+  for (int i = 0; i < s->ncand; i++)
+    if (!s->c[i].failed && (top < 0 || s->c[i].predicted_s < top)) top = s->c[i].predicted_s;
+  int out = 0;
+  for (int i = 0; i < s->ncand && top > 0; i++) {
+    tsr__auto_cand *c = &s->c[i];
+    if (c->failed || c->nwin || c->predicted_s <= TSR__AUTO_REACH * top) continue;
+    c->left_out = 1;
+    snprintf(c->why, sizeof c->why, "left out: predicted %.4f s, past %.0fx the best's %.4f s",
+             c->predicted_s, TSR__AUTO_REACH, top);
+    out++;
+  }
+  return out;
+}
+
 void tsr__auto_start(tsr__auto_stream *s) {
-  s->incumbent = best(s, -1);
+  int out = s->modelled ? leave_out_far(s) : 0;
+  char left[96] = "";
+  if (out)
+    snprintf(left, sizeof left, "; %d left out (predicted past %.0fx the best)", out,
+             TSR__AUTO_REACH);
+  /* From the state file: the incumbent the last job kept (the switch rule
+   * kept it within the spread of a lower median), else the best median. */
+  if (s->incumbent < 0 || s->incumbent >= s->ncand || s->c[s->incumbent].failed ||
+      !s->c[s->incumbent].nwin)
+    s->incumbent = best(s, -1);
   if (s->incumbent >= 0) {
     s->current = s->incumbent;
-    snprintf(s->why, sizeof s->why, "from the state file: median %.4f s over %d files",
-             tsr__auto_median(&s->c[s->current]), s->c[s->current].nwin);
+    snprintf(s->why, sizeof s->why, "from the state file: median %.4f s over %d files%s",
+             tsr__auto_median(&s->c[s->current]), s->c[s->current].nwin, left);
     return;
   }
   s->current = untried(s);
   if (s->current < 0) s->current = 0;
-  snprintf(s->why, sizeof s->why, "first file: ranked 1 of %d by predicted cost %.4f s",
-           s->ncand, s->c[s->current].predicted_s);
+  snprintf(s->why, sizeof s->why, "first file: ranked 1 of %d by %.180s, predicted %.4f s%s",
+           s->ncand, s->ranking[0] ? s->ranking : "predicted cost", s->c[s->current].predicted_s,
+           left);
 }
 
 /* A new compute regime: what was measured before may no longer hold, so
@@ -188,6 +218,9 @@ int tsr__auto_fail(tsr__auto_stream *s, const char *why) {
   snprintf(c->why, sizeof c->why, "%s", why);
   int next = s->incumbent >= 0 && !s->c[s->incumbent].failed ? s->incumbent : untried(s);
   if (next < 0) next = best(s, -1);
+  /* Far behind is better than a failed file: one left out takes over. */
+  for (int i = 0; i < s->ncand && next < 0; i++)
+    if (!s->c[i].failed && s->c[i].left_out) s->c[i].left_out = 0, next = i;
   if (next < 0) return -1;
   s->current = next;
   snprintf(s->why, sizeof s->why, "fallback: %.80s failed (%.130s)", c->hints, why);

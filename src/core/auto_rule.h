@@ -47,6 +47,12 @@ typedef struct tsr__auto_stream {
   double compute_ref; /* the compute interval of the present regime; 0: not known yet */
   int regime_pending; /* the last file's interval was off the regime's (one more starts a new one) */
   char why[TSR__AUTO_WHY]; /* why current was chosen */
+  /* 1: the predictions are the cost model's, so the first exploration
+   * leaves out the candidates predicted past TSR__AUTO_REACH of the best;
+   * ranking says what ranked them ("the cost model, profile here", or the
+   * fixed constants and why no profile). */
+  int modelled;
+  char ranking[TSR__AUTO_WHY];
   struct tsr__auto_stream *next;
 } tsr__auto_stream;
 
@@ -68,7 +74,10 @@ double tsr__auto_spread(const tsr__auto_cand *c);
 /* Append a candidate (the first ranking's order is the order of calls). */
 void tsr__auto_add(tsr__auto_stream *s, const char *hints, double predicted_s);
 /* The first decision of a stream: the incumbent learned before (state
- * file), else the first candidate in ranked order. */
+ * file), else the first candidate in ranked order. With the cost model's
+ * predictions (s->modelled), a candidate never measured whose prediction
+ * lies past TSR__AUTO_REACH times the best's is left out of exploring (its
+ * why says so) until a new regime. */
 void tsr__auto_start(tsr__auto_stream *s);
 /* A file of the stream closed on s->current, which measured @p measured_s
  * (max over ranks of its blocked time) after @p compute_s of compute (0:

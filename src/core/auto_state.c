@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/auto_state.h"
+#include "core/text_bcast.h"
 #include "core/verbose.h"
 #include "core/stats_format.h"
 
@@ -98,34 +99,11 @@ int tsr__auto_state_parse(const char *text, tsr__auto_stream **list) {
 }
 
 void tsr__auto_state_load(MPI_Comm comm, const char *path, tsr__auto_stream **list) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  long len = 0;
-  char *text = NULL;
-  if (rank == 0) {
-    FILE *fp = fopen(path, "r");
-    if (fp && fseek(fp, 0, SEEK_END) == 0 && (len = ftell(fp)) > 0 && len < (1L << 24) &&
-        fseek(fp, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL &&
-        fread(text, 1, (size_t)len, fp) == (size_t)len) {
-      text[len] = '\0';
-    } else {
-      len = 0;
-    }
-    if (fp) fclose(fp);
-  }
-  MPI_Bcast(&len, 1, MPI_LONG, 0, comm);
-  if (len <= 0) {
-    free(text);
-    return;
-  }
-  if (rank != 0) text = malloc((size_t)len + 1);
-  int ok = text != NULL, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); /* every rank parses, or none */
-  if (all) {
-    MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
-    text[len] = '\0';
-    if (tsr__auto_state_parse(text, list)) TSR_LOG("TESSERA_AUTO_STATE '%s': not a state file; parts skipped", path);
-  }
+  char *text = NULL, why[200];
+  int missing = 0;
+  /* A missing or unreadable file is a first job: nothing learned yet. */
+  if (tsr__text_bcast(comm, path, 1L << 24, &text, &missing, why, sizeof why)) return;
+  if (tsr__auto_state_parse(text, list)) TSR_LOG("TESSERA_AUTO_STATE '%s': not a state file; parts skipped", path);
   free(text);
 }
 

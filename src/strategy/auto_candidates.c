@@ -11,14 +11,19 @@
  * (pnetcdf: the whole group writes; a serial one: the group root writes)
  * and, with several groups, which group takes the next file (server_pick).
  *
- * The ranking is a small, documented approximation of the cost model's
- * (python/tessera/model), not a port of it: a frame of B bytes from P ranks
- * costs the writers' share of the file bandwidth plus the bytes moved to
- * them. It only orders the first tries; what the stream measures decides. */
+ * Without servers, once the file's schema is known, the cost model ranks
+ * them (core/cost_model.c, the port of python/tessera/model's synchronous
+ * strategies) with the job's profile. Before that (tsr_create), for the
+ * servers' knobs, and without a profile, a small approximation with fixed
+ * constants does: a frame of B bytes from P ranks costs the writers' share
+ * of the file bandwidth plus the bytes moved to them. Either only orders
+ * (and, the model's, prunes) the first tries; what the stream measures
+ * decides. */
 #include <stdio.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "core/cost_model.h"
 #include "strategy/strategy.h"
 
 static const char auto_name[] = "auto";
@@ -75,11 +80,38 @@ static int server_offers(const tsr__auto_case *c, double b, tsr__auto_offer *out
   return n;
 }
 
-int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max) {
+/* The cost model's seconds for one candidate; the deferred put is priced
+ * as direct's: PnetCDF swaps the tile into a buffer of its own (docs/hints.md,
+ * put_mode), a copy as the buffered put's, and the model has no other term. */
+static double modelled(const tsr__cost_case *k, const tsr__auto_case *c, int kind, int writers) {
+  tsr__cost_run r = {.kind = kind, .aggregators = writers, .ranks = c->ranks,
+                     .slab_bytes = c->slab_bytes, .buffer_bytes = c->buffer_bytes,
+                     .interval_s = c->interval_s};
+  return tsr__cost_predict(k, c->profile, &r);
+}
+
+static int model_offers(const tsr__auto_case *c, const tsr__cost_case *k, tsr__auto_offer *out,
+                        int max) {
+  int n = 0;
+  double direct = modelled(k, c, TSR__COST_DIRECT, 0);
+  OFFER(modelled(k, c, TSR__COST_SERIAL, 0), "strategy=serial");
+  OFFER(direct, "strategy=direct");
+  OFFER(direct, "strategy=direct:put_mode=deferred");
+  for (int w = 2; w <= 4 && w <= c->ranks; w *= 2)
+    OFFER(modelled(k, c, TSR__COST_AGGREGATE, w), "strategy=aggregate:aggregators=%d", w);
+  return n;
+}
+
+int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max, int *by_model) {
   double b = c->frame_bytes > 0 ? (double)c->frame_bytes : 1.0e6, p = c->ranks;
   int ranks = c->ranks, n = 0;
+  tsr__cost_case k = {0};
+  if (by_model) *by_model = 0;
   if (c->io_groups > 0) {
     n = server_offers(c, b, out, max);
+  } else if (c->schema && c->profile && tsr__cost_case_from_schema(c->schema, &k) == 0) {
+    n = model_offers(c, &k, out, max);
+    if (by_model) *by_model = 1;
   } else {
     /* serial: everything to one writer, which writes it alone. */
     OFFER(write_s(b, 1) + b * (p - 1) / p / MOVE_BW, "strategy=serial");
@@ -93,6 +125,7 @@ int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max)
       OFFER(write_s(b, w) + b * (p - w) / p / MOVE_BW + COLL_S * w,
             "strategy=aggregate:aggregators=%d", w);
   }
+  tsr__cost_case_free(&k);
 #undef OFFER
   /* Cheapest first (a stable insertion sort: ties keep the order above). */
   for (int i = 1; i < n; i++)

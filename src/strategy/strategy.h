@@ -147,16 +147,29 @@ typedef struct {
   char hints[96];
   double predicted_s;
 } tsr__auto_offer;
+struct tsr__schema;
+struct tsr__cost_profile_s;
 /* What the candidates depend on. */
 typedef struct {
   int ranks;              /* model ranks */
   int64_t frame_bytes;    /* bytes of one frame; 0: not known yet */
   int io_groups, io_tasks; /* the servers' layout; 0: no ranks reserved */
+  /* The cost model's inputs (core/cost_model.h), for the ranking without
+   * servers: the file's schema (NULL: not known yet), the profile (NULL:
+   * fixed constants), the file's slab_bytes and buffer_bytes, and the
+   * compute interval agreed before the file (0: unknown). */
+  const struct tsr__schema *schema;
+  const struct tsr__cost_profile_s *profile;
+  int64_t slab_bytes, buffer_bytes;
+  double interval_s;
 } tsr__auto_case;
 /* 1 when @p name (n bytes) is "auto". */
 int tsr__strategy_is_auto(const char *name, size_t n);
-/* The candidates for @p c, at most @p max, ranked; their number. */
-int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max);
+/* The candidates for @p c, at most @p max, ranked; their number. *@p
+ * modelled (may be NULL) is 1 when the cost model priced them, 0 when the
+ * fixed constants did (servers' knobs, no schema or profile, no variable
+ * tiled). */
+int tsr__auto_candidates(const tsr__auto_case *c, tsr__auto_offer *out, int max, int *modelled);
 /* Every registered name, for tests and messages: names[i] for i < count. */
 int tsr__strategy_count(void);
 const char *tsr__strategy_name_at(int i);
