@@ -7,7 +7,8 @@ its cost formula, its tuning knobs, its advice texts and its statistics
 rules. The model, advise, tune, the statistics' rules and the demo ask a
 row for these; no other module compares a strategy's name
 (tests/python/test_strategy_names.py checks it). Adding a strategy is its
-file and one line in ROWS.
+file, its import here and its entry in ROWS
+(tests/python/test_strategy_row_added.py does it on a copy of the package).
 """
 from __future__ import annotations
 
