@@ -1,8 +1,8 @@
 """No strategy name compared outside the strategies' rows and their registry:
 the Python tools ask a strategy's row (tessera/strategy/<name>.py, listed
 in tessera/strategies.py) for what differs between strategies, so adding a
-strategy is its file and one line in the registry (docs/architecture.md,
-"python/").
+strategy is its file, its import and one entry in the registry
+(test_strategy_row_added.py shows it; docs/architecture.md, "python/").
 
 Counted with the stdlib `ast`: a comparison (==, !=, in, not in, is) one
 of whose sides is a strategy's name as a string literal, or a tuple, list
