@@ -12,7 +12,10 @@
  * the CPU from the ranks that are still writing, at every agreement: a
  * strategy=split put, one agreement each, paid for it in context switches
  * and CPU time (apps/bench/README.md, "Where the time goes"). Such ranks
- * test a non-blocking reduction and sleep between tests instead. */
+ * sleep between tests instead. Every agreement is a non-blocking reduction
+ * on every rank, whatever it decided: MPI matches a blocking collective
+ * with no non-blocking one, and ranks may decide differently (a rank whose
+ * tsr_init got a smaller communicator counts fewer ranks on its node). */
 static int wait_asleep;
 
 void tsr__agree_wait_init(MPI_Comm comm) {
@@ -23,22 +26,23 @@ void tsr__agree_wait_init(MPI_Comm comm) {
   int here = 1;
   MPI_Comm_size(node, &here);
   MPI_Comm_free(&node);
-  wait_asleep = cpus > 0 && here > cpus;
-  if (wait_asleep) TSR_LOG("%d ranks on a node of %ld CPUs: agreements wait asleep", here, cpus);
+  if (cpus <= 0 || here <= cpus || wait_asleep) return; /* the node stays oversubscribed */
+  wait_asleep = 1;
+  TSR_LOG("%d ranks on a node of %ld CPUs: agreements wait asleep", here, cpus);
 }
 
 static int reduce(const int *in, int *out, int n, MPI_Op op, MPI_Comm comm) {
-  if (!wait_asleep) return MPI_Allreduce(in, out, n, MPI_INT, op, comm);
   MPI_Request req;
   if (MPI_Iallreduce(in, out, n, MPI_INT, op, comm, &req) != MPI_SUCCESS) return MPI_ERR_OTHER;
-  /* A few tests first (the others may be there already), then sleeps that
-   * grow to half a millisecond: a long wait wakes the rank rarely. */
+  /* Asleep: a few tests first (the others may be there already), then
+   * sleeps that grow to half a millisecond, so a long wait wakes the rank
+   * rarely. */
   long ns = 20000;
   for (int tries = 0;; tries++) {
     int done = 0;
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return MPI_ERR_OTHER;
     if (done) return MPI_SUCCESS;
-    if (tries < 16) continue;
+    if (!wait_asleep || tries < 16) continue;
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
     if (ns < 500000) ns *= 2;

@@ -6,9 +6,10 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* Decide how this process waits in the agreements below: asleep between
- * tests of a non-blocking reduction when the node holds more ranks of @p comm
- * than it has CPUs, else in MPI_Allreduce. Collective over @p comm (tsr_init). */
+/* Decide how this process waits in the agreements below (each a
+ * non-blocking reduction): asleep between tests once a node holding more
+ * ranks of @p comm than it has CPUs was seen, else polling. Collective over
+ * @p comm (tsr_init). */
 void tsr__agree_wait_init(MPI_Comm comm);
 
 /* Every rank learns the most negative status. */
