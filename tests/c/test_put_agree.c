@@ -35,19 +35,18 @@ static void check_count(long n, long per_put, int exact) {
   else TSR_CHECK(n >= per_put);
 }
 
-static void count(const char *strategy, const char *hints, long per_put, int exact) {
+static void count(const char *hints, long per_put, int exact) {
   tsr_ctx *ctx = NULL;
   MPI_Comm model;
   TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, NULL, &ctx, &model));
-  int nranks = tsr_test_nranks();
   char path[512];
-  snprintf(path, sizeof path, "%s/put_agree_%s_np%d.nc", tsr_test_arg(0, "."), strategy, nranks);
-  int64_t g[2] = {8, 6}, st[2], ct[2];
-  tsr_test_rows(8, 6, st, ct);
-  tsr_decomp *d = NULL;
-  TSR_CHECK_OK(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d));
+  tsr_test_path(path, sizeof path, "put_agree");
   tsr_file *f = NULL;
   TSR_CHECK_OK(tsr_create(ctx, path, hints, &f));
+  int64_t st[2], ct[2];
+  tsr_test_rows(8, 6, st, ct);
+  tsr_decomp *d = NULL;
+  TSR_CHECK_OK(tsr_decomp_box(ctx, 2, (int64_t[]){8, 6}, st, ct, NULL, NULL, &d));
   int dt, dy, dx, ds, v, times;
   TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt));
   TSR_CHECK_OK(tsr_def_dim(f, "y", 8, &dy));
@@ -65,7 +64,8 @@ static void count(const char *strategy, const char *hints, long per_put, int exa
   TSR_CHECK_OK(tsr_put_global(f, times, 0, "0001"));
   check_count(reductions - before, per_put, exact);
   /* Refused on the last rank only: TSR_EBADID everywhere, the file stays good. */
-  TSR_CHECK_RC(tsr_put(f, tsr_test_rank() == nranks - 1 ? 7 : v, 1, d, buf), TSR_EBADID);
+  TSR_CHECK_RC(tsr_put(f, tsr_test_rank() == tsr_test_nranks() - 1 ? 7 : v, 1, d, buf),
+               TSR_EBADID);
   TSR_CHECK_OK(tsr_put(f, v, 1, d, buf));
   TSR_CHECK_OK(tsr_close(&f));
   tsr_decomp_free(&d);
@@ -73,9 +73,9 @@ static void count(const char *strategy, const char *hints, long per_put, int exa
   MPI_Comm_free(&model);
 }
 
-static void split(void) { count("split", "strategy=split", 1, 1); }
-static void split_safe(void) { count("split_safe", "strategy=split:safe_mode=1", 2, 1); }
-static void serial(void) { count("serial", "strategy=serial", 2, 0); }
+static void split(void) { count("strategy=split", 1, 1); }
+static void split_safe(void) { count("strategy=split:safe_mode=1", 2, 1); }
+static void serial(void) { count("strategy=serial", 2, 0); }
 
 static const tsr_test_scenario SCENARIOS[] = {
     {"split", split, 0}, {"split_safe", split_safe, 0}, {"serial", serial, 0}};
