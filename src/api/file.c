@@ -373,7 +373,9 @@ static int checks_first(const tsr_file *f) {
 
 /* With checks_first: the agreed checks. Else this rank's own, agreed with
  * the strategy's result by data_agreed. */
-static int put_checked(tsr_file *f, int rc) { return checks_first(f) ? tsr__file_agree(f, rc) : rc; }
+static int put_checked(tsr_file *f, int rc) {
+  return checks_first(f) ? tsr__file_agree(f, rc) : rc;
+}
 
 /* The end of a put: @p checked from put_checked, @p ran the strategy's
  * result on this rank (0 where it did not run). */

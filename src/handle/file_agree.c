@@ -29,7 +29,9 @@ void tsr__ctx_failed(tsr_ctx *ctx, int code, const char *msg) {
            msg && msg[0] ? msg : tsr_strerror(code));
 }
 
-int tsr__file_agree(tsr_file *f, int err) { return tsr__file_agreed(f, err, tsr__agree(f->ctx->comm, err)); }
+int tsr__file_agree(tsr_file *f, int err) {
+  return tsr__file_agreed(f, err, tsr__agree(f->ctx->comm, err));
+}
 
 int tsr__file_agreed(tsr_file *f, int err, int agreed) {
   MPI_Comm comm = f->ctx->comm;

@@ -207,7 +207,8 @@ static void scenario_chunks(const char *name, int nd, const int64_t shape[], int
 /* tsr__copy_box against an element-by-element copy, for regions whose
  * trailing dimensions are whole in the source, the destination, both
  * (folded into one memcpy) or neither, in 1 to 3 dimensions. */
-static int64_t offset_in(int nd, const int64_t at[], const int64_t origin[], const int64_t shape[]) {
+static int64_t offset_in(int nd, const int64_t at[], const int64_t origin[],
+                         const int64_t shape[]) {
   int64_t o = 0;
   for (int i = 0; i < nd; i++) o = o * shape[i] + (at[i] - origin[i]);
   return o;
