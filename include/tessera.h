@@ -404,7 +404,10 @@ TSR_EXTERN int tsr_enddef(tsr_file *f);
  *
  * A failure once the data started moving (any code but those of the
  * argument checks: TSR_EMODE, TSR_EBADID, TSR_ESHAPE, TSR_ERANGE, TSR_EINVAL,
- * TSR_ESTATE, which change nothing) fails the file for good, as does one of
+ * TSR_ESTATE, which change nothing, except that with strategy=split a rank
+ * whose own arguments passed has written its tile into its own piece when
+ * another rank's were refused; safe_mode=1 checks first there too) fails the
+ * file for good, as does one of
  * tsr_put_typed, tsr_put_global or tsr_flush: later calls go on, but
  * tsr_close then removes the file and returns this first failure (see
  * tsr_close). An earlier file's failure reported here counts too: the caller

@@ -74,6 +74,7 @@ int tsr_init(MPI_Comm comm, const char *hints, tsr_ctx **out, MPI_Comm *model_co
     tsr__set_last_error(msg[0] ? msg : tsr_strerror(agreed));
     goto fail;
   }
+  tsr__agree_wait_init(comm);
 
   MPI_Comm model = MPI_COMM_NULL;
   const tsr__strategy_ops *owner = ranks_owner(&h);

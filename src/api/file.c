@@ -350,11 +350,41 @@ int tsr_enddef(tsr_file *f) {
 /* The agreed result of a data call's strategy op. Its first failure sticks
  * to the file (f->failed): data may be lost from then on, so tsr_close
  * removes the file instead of renaming it and returns that failure. A call
- * refused by its checks, before the strategy ran, changed nothing and does
- * not count: the program may correct it and go on. */
+ * refused by its checks does not count: the program may correct it and go on. */
 static int data_done(tsr_file *f, int rc) {
   rc = tsr__file_agree(f, rc);
   if (rc && !f->failed) {
+    f->failed = rc;
+    f->failed_berr = f->berr;
+  }
+  return rc;
+}
+
+/* A put's checks are agreed before its strategy runs, so that no rank enters
+ * an exchange another refused: one reduction, then another on the result.
+ * A strategy whose puts are local (put_is_local: split) runs them on the
+ * ranks whose own checks passed, and one reduction agrees on both: half the
+ * synchronisations, which oversubscribed ranks pay for in turns of the CPU.
+ * A call refused then wrote this rank's tile into its own piece and still
+ * does not count. safe_mode=1 keeps the two reductions. */
+static int checks_first(const tsr_file *f) {
+  return !f->strategy || !f->strategy->put_is_local || f->hints.safe_mode;
+}
+
+/* With checks_first: the agreed checks. Else this rank's own, agreed with
+ * the strategy's result by data_agreed. */
+static int put_checked(tsr_file *f, int rc) {
+  return checks_first(f) ? tsr__file_agree(f, rc) : rc;
+}
+
+/* The end of a put: @p checked from put_checked, @p ran the strategy's
+ * result on this rank (0 where it did not run). */
+static int data_agreed(tsr_file *f, int checked, int ran) {
+  if (checks_first(f)) return checked ? checked : data_done(f, ran);
+  int c = checked, r = ran, rc = tsr__agree_two(f->ctx->comm, &c, &r);
+  if (!rc && !r) return tsr__file_agreed(f, checked, c); /* refused (or done): does not count */
+  if (!rc) rc = tsr__file_agreed(f, ran, r);
+  if (!f->failed) {
     f->failed = rc;
     f->failed_berr = f->berr;
   }
@@ -416,12 +446,13 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   }
   const tsr_decomp *vd = rc ? NULL : d->canon ? d->canon : d; /* what reduce= folds */
   if (!rc) rc = tsr__reduce_put_check(f, varid, frame, vd);
-  rc = tsr__file_agree(f, rc);
-  if (!rc) {
+  int checked = put_checked(f, rc), ran = 0;
+  if (!checked) {
     count_put(f, varid, frame, d->my_elems);
     tsr__reduce_tag(f, varid);
-    rc = data_done(f, f->strategy->put(f, varid, frame, sd, sbuf));
+    ran = f->strategy->put(f, varid, frame, sd, sbuf);
   }
+  rc = data_agreed(f, checked, ran);
   /* After the strategy: with a canon read in place, the fold packs into the
    * scratch the strategy did not use. */
   if (!rc) tsr__reduce_put(f, varid, frame, d, vd, sd == vd ? sbuf : NULL, buf,
@@ -460,18 +491,18 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
     if (!copy) rc = TSR_ENOMEM;
   }
   if (!rc) rc = tsr__reduce_put_check(f, varid, frame, sd);
-  rc = tsr__file_agree(f, rc);
-  if (!rc) {
+  int checked = put_checked(f, rc), ran = 0;
+  if (!checked) {
     count_put(f, varid, frame, d->my_elems);
     tsr__reduce_tag(f, varid);
     if (f->strategy->put_f64) {
-      rc = f->strategy->put_f64(f, varid, frame, sd, src);
+      ran = f->strategy->put_f64(f, varid, frame, sd, src);
     } else {
       for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)src)[i];
-      rc = f->strategy->put(f, varid, frame, sd, copy ? (const void *)copy : src);
+      ran = f->strategy->put(f, varid, frame, sd, copy ? (const void *)copy : src);
     }
-    rc = data_done(f, rc);
   }
+  rc = data_agreed(f, checked, ran);
   /* sd and src: the doubles laid out as sd describes (packed above). */
   if (!rc) tsr__reduce_put(f, varid, frame, d, sd, src, buf, TSR_DOUBLE);
   free(copy);
@@ -483,11 +514,12 @@ int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   TSR_ENTER(f);
   int rc = data_check(f, varid, frame);
   if (!rc && !buf) rc = TSR_EINVAL;
-  rc = tsr__file_agree(f, rc);
-  if (!rc) {
+  int checked = put_checked(f, rc), ran = 0;
+  if (!checked) {
     if (f->ctx->rank == 0) count_put(f, varid, frame, tsr__var_frame_elems(&f->schema, varid));
-    rc = data_done(f, f->strategy->put_global(f, varid, frame, buf));
+    ran = f->strategy->put_global(f, varid, frame, buf);
   }
+  rc = data_agreed(f, checked, ran);
   if (!rc) tsr__reduce_put_global(f, varid, buf);
   TSR_LEAVE(f, rc);
 }

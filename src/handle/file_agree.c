@@ -30,8 +30,11 @@ void tsr__ctx_failed(tsr_ctx *ctx, int code, const char *msg) {
 }
 
 int tsr__file_agree(tsr_file *f, int err) {
+  return tsr__file_agreed(f, err, tsr__agree(f->ctx->comm, err));
+}
+
+int tsr__file_agreed(tsr_file *f, int err, int agreed) {
   MPI_Comm comm = f->ctx->comm;
-  int agreed = tsr__agree(comm, err);
   if (agreed == 0 || agreed == TSR_EMPI) return agreed;
   /* Share the backend message of the lowest rank that failed with that code,
    * so every rank can tell the user what went wrong, not only that it did. */

@@ -137,6 +137,10 @@ struct tsr_file {
 /* Agree on a file's status (handle/file_agree.c); the backend message of the lowest failing rank
  * is copied to every rank's handle. */
 int tsr__file_agree(tsr_file *f, int err);
+/* The same once the code is agreed elsewhere: this rank's status was @p err,
+ * the ranks agreed on @p agreed; returns @p agreed. Collective when @p
+ * agreed is a failure other than TSR_EMPI. */
+int tsr__file_agreed(tsr_file *f, int err, int agreed);
 
 /* Remember an agreed failure @p code of @p ctx, with @p msg (may be NULL),
  * when it lost output (I/O, memory, MPI, TSR_EBUSY); other codes (a call

@@ -82,22 +82,33 @@ void tsr__copy_box(int nd, const tsr__box *region, size_t esize, const void *src
     sstride[i] = sstride[i + 1] * src_shape[i + 1];
     dstride[i] = dstride[i + 1] * dst_shape[i + 1];
   }
+  /* A row is dimensions [inner, nd): the trailing dimensions that the
+   * region, the source and the destination all hold whole are contiguous in
+   * both, so a whole tile is one memcpy, not one per row of its fastest
+   * dimension (the I/O servers' hand-off copies tiles this way). */
+  int inner = nd - 1;
+  int64_t rowelems = region->count[nd - 1];
+  while (inner > 0 && region->count[inner] == src_shape[inner] &&
+         region->count[inner] == dst_shape[inner]) {
+    inner--;
+    rowelems *= region->count[inner];
+  }
   int64_t rows = 1;
-  for (int i = 0; i < nd - 1; i++) rows *= region->count[i];
-  if (rows == 0 || region->count[nd - 1] == 0) return;
-  size_t rowbytes = (size_t)region->count[nd - 1] * esize;
-  int64_t idx[TSR_MAX_DIMS] = {0}; /* odometer over the outer dimensions */
+  for (int i = 0; i < inner; i++) rows *= region->count[i];
+  if (rows == 0 || rowelems == 0) return;
+  size_t rowbytes = (size_t)rowelems * esize;
+  int64_t idx[TSR_MAX_DIMS] = {0}; /* odometer over the dimensions before inner */
   const char *s = src;
   char *d = dst;
   for (int64_t r = 0; r < rows; r++) {
     int64_t so = 0, doff = 0;
     for (int i = 0; i < nd; i++) {
-      int64_t g = region->start[i] + (i < nd - 1 ? idx[i] : 0);
+      int64_t g = region->start[i] + (i < inner ? idx[i] : 0);
       so += (g - src_origin[i]) * sstride[i];
       doff += (g - dst_origin[i]) * dstride[i];
     }
     memcpy(d + doff * (int64_t)esize, s + so * (int64_t)esize, rowbytes);
-    for (int i = nd - 2; i >= 0; i--) {
+    for (int i = inner - 1; i >= 0; i--) {
       if (++idx[i] < region->count[i]) break;
       idx[i] = 0;
     }

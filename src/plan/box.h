@@ -22,7 +22,8 @@ int tsr__box_intersect(int nd, const tsr__box *a, const tsr__box *b, tsr__box *o
 int tsr__flat_range_boxes(int nd, const int64_t shape[], int64_t lo, int64_t hi, tsr__box *out);
 /* Copy the elements of @p region (global indices) from array src, which holds
  * the box (src_origin, src_shape) C-ordered, into array dst holding
- * (dst_origin, dst_shape). Innermost rows move with memcpy. */
+ * (dst_origin, dst_shape). Innermost rows move with memcpy, trailing
+ * dimensions held whole by all three folded into one row. */
 void tsr__copy_box(int nd, const tsr__box *region, size_t esize, const void *src,
                    const int64_t src_origin[], const int64_t src_shape[], void *dst,
                    const int64_t dst_origin[], const int64_t dst_shape[]);

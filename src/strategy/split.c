@@ -201,6 +201,7 @@ const tsr__strategy_ops tsr__strategy_split = {
     .read = &tsr__split_read,
     .backend_want = sp_want,
     .file_per_rank = 1,
+    .put_is_local = 1,
     .enddef = sp_enddef,
     .put = sp_put,
     .put_global = sp_put_global,

@@ -83,6 +83,12 @@ typedef struct tsr__strategy_ops {
    * tiles.order and tiles.perm); else the API layer packs the tile into
    * file order first. */
   int reads_in_place;
+  /* 1: put, put_f64 and put_global exchange nothing with other ranks (each
+   * rank writes a file of its own), so a rank may run them before the ranks
+   * agree on the call's arguments, and one reduction agrees on both (unless
+   * safe_mode=1). Else the arguments are agreed first: a rank must not enter
+   * an exchange that another refused. */
+  int put_is_local;
   int (*enddef)(tsr_file *f);
   int (*put)(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const void *buf);
   /* Optional: a TSR_FLOAT variable from double memory (tsr_put_typed); the

@@ -204,6 +204,58 @@ static void scenario_chunks(const char *name, int nd, const int64_t shape[], int
   free(d.all);
 }
 
+/* tsr__copy_box against an element-by-element copy, for regions whose
+ * trailing dimensions are whole in the source, the destination, both
+ * (folded into one memcpy) or neither, in 1 to 3 dimensions. */
+static int64_t offset_in(int nd, const int64_t at[], const int64_t origin[],
+                         const int64_t shape[]) {
+  int64_t o = 0;
+  for (int i = 0; i < nd; i++) o = o * shape[i] + (at[i] - origin[i]);
+  return o;
+}
+
+static void copy_case(int nd, const int64_t so[], const int64_t ss[], const int64_t dorg[],
+                      const int64_t ds[], const tsr__box *x) {
+  int64_t sn = 1, dn = 1;
+  for (int i = 0; i < nd; i++) sn *= ss[i], dn *= ds[i];
+  float *src = malloc((size_t)sn * sizeof *src), *dst = malloc((size_t)dn * sizeof *dst),
+        *ref = malloc((size_t)dn * sizeof *ref);
+  for (int64_t i = 0; i < sn; i++) src[i] = (float)i;
+  for (int64_t i = 0; i < dn; i++) dst[i] = ref[i] = -1;
+  int64_t at[3], n = tsr__box_elems(nd, x);
+  for (int64_t k = 0; k < n; k++) { /* the region's k-th point, C order */
+    for (int i = nd - 1, r = (int)k; i >= 0; i--) {
+      at[i] = x->start[i] + r % x->count[i];
+      r /= (int)x->count[i];
+    }
+    ref[offset_in(nd, at, dorg, ds)] = src[offset_in(nd, at, so, ss)];
+  }
+  tsr__copy_box(nd, x, sizeof(float), src, so, ss, dst, dorg, ds);
+  TSR_CHECK(memcmp(dst, ref, (size_t)dn * sizeof *dst) == 0);
+  free(src);
+  free(dst);
+  free(ref);
+}
+
+static void scenario_copy_box(void) {
+  tsr_test_case("copy_box");
+  /* 3-D: whole in both (one row), whole rows only, halo'd source, wider
+   * destination, a region inside both. */
+  int64_t o0[3] = {0, 0, 0}, s3[3] = {4, 5, 6}, h3[3] = {6, 7, 8}, ho[3] = {-1, -1, -1};
+  copy_case(3, o0, s3, o0, s3, &(tsr__box){{0, 0, 0}, {4, 5, 6}});
+  copy_case(3, o0, s3, o0, s3, &(tsr__box){{1, 0, 0}, {2, 5, 6}});
+  copy_case(3, o0, s3, o0, s3, &(tsr__box){{1, 2, 0}, {2, 3, 6}});
+  copy_case(3, ho, h3, o0, s3, &(tsr__box){{0, 0, 0}, {4, 5, 6}});
+  copy_case(3, o0, s3, ho, h3, &(tsr__box){{0, 0, 0}, {4, 5, 6}});
+  copy_case(3, o0, s3, o0, s3, &(tsr__box){{1, 1, 2}, {2, 3, 3}});
+  copy_case(3, o0, s3, o0, s3, &(tsr__box){{0, 0, 0}, {0, 5, 6}}); /* empty */
+  /* 2-D and 1-D. */
+  int64_t s2[2] = {3, 4}, h2[2] = {3, 6}, o2[2] = {0, -1};
+  copy_case(2, o0, s2, o0, s2, &(tsr__box){{0, 0}, {3, 4}});
+  copy_case(2, o2, h2, o0, s2, &(tsr__box){{0, 0}, {3, 4}});
+  copy_case(1, o0, (int64_t[]){9}, o0, (int64_t[]){9}, &(tsr__box){{2}, {5}});
+}
+
 static void scenario_flat_range(void) {
   tsr_test_case("flat_range");
   int64_t shape[3] = {5, 7, 3};
@@ -428,6 +480,7 @@ int main(int argc, char **argv) {
 #define RUN(name, call) \
   if (!only || strcmp(only, name) == 0) call
   RUN("flat_range", scenario_flat_range());
+  RUN("copy_box", scenario_copy_box());
   RUN("slabs_2d", scenario_slabs("slabs_2d", 2, (int64_t[]){13, 11}, 2, 3, -1, 2));
   RUN("slabs_3d_uneven", scenario_slabs("slabs_3d_uneven", 3, (int64_t[]){7, 9, 4}, 3, 2, -1, 4));
   RUN("slabs_empty_rank", scenario_slabs("slabs_empty_rank", 2, (int64_t[]){10, 10}, 2, 2, 1, 3));
