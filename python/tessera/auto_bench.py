@@ -2,7 +2,8 @@
 chooses from and the default, run side by side on one case (docs/auto.md).
 
 The first auto run's statistics name the candidates it tried (its records'
-`auto.choice`); then every configuration (auto, the default, each candidate
+`auto.choice`), `--also` adds fixed ones (a candidate auto left out); then
+every configuration (auto, the default, each candidate
 with fixed hints) runs once per repetition, in the same order every time,
 so that a slow spell of the machine falls on all of them alike. A run's
 figure is the bench's `output_blocked_s`: the slowest rank's time blocked in
@@ -38,6 +39,9 @@ def parser() -> argparse.ArgumentParser:
     add_case_options(a, case)
     a("--schema", help="a CDL header for the bench (e.g. apps/bench/schemas/wrfout_d01.cdl)")
     a("--compute-change", metavar="STEP:SWEEPS", help="bench --compute-change")
+    a("--also", action="append", default=[], metavar="HINTS",
+      help="a fixed configuration to time as well (repeatable), e.g. a candidate auto left "
+           "out: the best fixed configuration is then the best of these too")
     a("--reps", type=int, default=3, help="repetitions of every configuration (3)")
     a("--out", default="", help="directory for the runs (default: a temporary one)")
     a("--bench", help="tessera-bench to run")
@@ -113,7 +117,7 @@ def main(argv=None) -> int:
     if first is None:
         return 1
     cands = list(dict.fromkeys(r["auto"]["choice"] for r in records if "auto" in r))
-    configs = ["strategy=auto", DEFAULT] + cands
+    configs = list(dict.fromkeys(["strategy=auto", DEFAULT] + cands + args.also))
     times = {c: [] for c in configs}
     times["strategy=auto"].append(first)
     last_auto, failed = records, 0
