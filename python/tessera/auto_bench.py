@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -76,7 +77,21 @@ def one_run(args, bench: str, hints: str, out: Path, env: dict) -> tuple:
     with open(out / "metrics.json", encoding="utf-8") as fh:
         blocked = json.load(fh)["output_blocked_s"]
     records, _ = read_records(str(stats)) if stats.exists() else ([], 0)
+    drop_outputs(out, keep=("metrics.json", stats.name))
     return blocked, records
+
+
+def drop_outputs(out: Path, keep: tuple) -> None:
+    """Remove a finished run's history files, keeping its records: 21 runs of
+    the WRF schema case write about 40 GB, which no disk should have to hold
+    for figures that are in the records."""
+    for p in out.iterdir():
+        if p.name in keep:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
 
 
 def summary(times: dict) -> list:
@@ -145,7 +160,7 @@ def main(argv=None) -> int:
         print(f"{k:42} {m:8.3f} {lo:8.3f}-{hi:<8.3f} {rb:11.2f} {rd:9.2f}")
     print("auto's last run, file by file:")
     print(choices_text(last_auto))
-    print(f"runs in {root}")
+    print(f"records of the runs in {root} (their history files are removed)")
     return 1 if failed else 0
 
 
