@@ -232,9 +232,16 @@ int tsr__reduce_enddef(tsr_file *f) {
   tsr__reducer *r = rc ? NULL : reducer(f->ctx);
   if (!rc && !r) rc = TSR_ENOMEM;
   tsr__rstream *s = r ? find_stream(r, &f->hints) : NULL;
-  int fresh = r && !s;
-  if (fresh && !(s = new_stream(r, &f->hints))) rc = TSR_ENOMEM;
-  if (fresh && s) s->held = f->strategy->reduce_put != NULL;
+  int fresh = r && !s, held = f->strategy->reduce_put != NULL;
+  /* A stream's number is its place in the servers' tag space. */
+  if (!rc && fresh && held && r->nstreams >= TSR__REDUCE_HELD_STREAMS) {
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", TSR__REDUCE_HELD_STREAMS);
+    rc = refuse(f, TSR_EHINT, "hint 'reduce=%s': the I/O servers hold at most %s reduce= "
+                "streams (distinct reduce= and reduce_prefix values) in one context", spec, limit);
+  }
+  if (!rc && fresh && !(s = new_stream(r, &f->hints))) rc = TSR_ENOMEM;
+  if (!rc && fresh) s->held = held;
   if (!rc) rc = take_schema(f, s, spec);
   rc = tsr__file_agree(f, rc);
   /* The first file of the stream in this job may continue a period an

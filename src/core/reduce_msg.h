@@ -11,7 +11,11 @@
 #include "core/reduce_spec.h"
 #include "tessera.h"
 
-enum { TSR__RMSG_PATH = 4096 };
+/* The servers tell the frames of a stream's variables apart by message tag
+ * (server/server_reduce.c), within a tag space split among this many
+ * streams: a context whose servers hold more streams refuses the next one
+ * at tsr_enddef (api/reduce.c), where they would have shared tags. */
+enum { TSR__RMSG_PATH = 4096, TSR__REDUCE_HELD_STREAMS = 8 };
 
 /* A stream's definition, sent once per job when its first file is defined:
  * the variables' types and shapes (non-record dimensions), the items, and

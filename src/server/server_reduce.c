@@ -21,7 +21,7 @@
 #include "core/verbose.h"
 #include "server/server_reduce.h"
 
-enum { SLOTS = 8 * TSR__REDUCE_MAX, FLUSH_BYTES = 1 << 20 };
+enum { SLOTS = TSR__REDUCE_HELD_STREAMS * TSR__REDUCE_MAX, FLUSH_BYTES = 1 << 20 };
 
 /* A message to server 0: this header, nruns (lo, n) pairs, the data. */
 typedef struct {
@@ -75,7 +75,7 @@ struct tsr__srv_reduce *tsr__srv_reduce_new(MPI_Comm scomm) {
 }
 
 static int tag_of(const struct tsr__srv_reduce *r, int sid, int var, int64_t seq) {
-  return ((sid % 8) * TSR__REDUCE_MAX + var) * r->tags + (int)(seq % r->tags);
+  return (sid * TSR__REDUCE_MAX + var) * r->tags + (int)(seq % r->tags);
 }
 
 static void reap(struct tsr__srv_reduce *r, int wait) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tsr_fixtures.h"
 #include "tsr_test.h"
@@ -190,6 +191,64 @@ static void servers_layout(int groups, int tasks) {
   if (rank == 0) same_bytes(mine, serial);
 }
 
+/* One file of one frame of stream @p k (its own reduce_prefix): the
+ * code of its tsr_enddef, the file closed (or aborted) either way. */
+static int stream_file(tsr_ctx *ctx, MPI_Comm model, int k, char *why, size_t len) {
+  int64_t g[2] = {NY, NX}, st[2] = {0, 0}, ct[2] = {0, NX};
+  int rank, size;
+  MPI_Comm_rank(model, &rank);
+  MPI_Comm_size(model, &size);
+  tsr_test_split1(NY, size, rank, &st[0], &ct[0]);
+  tsr_decomp *d = NULL;
+  TSR_CHECK_OK(tsr_decomp_box(ctx, 2, g, st, ct, NULL, NULL, &d));
+  char path[512], hints[96];
+  snprintf(path, sizeof path, "%s/hist_streams_s%d", tsr_test_arg(0, "."), k);
+  snprintf(hints, sizeof hints, "reduce=T/max@1,reduce_prefix=x%d", k);
+  tsr_file *f = NULL;
+  TSR_CHECK_OK(tsr_create(ctx, path, hints, &f));
+  int dims[3], v;
+  TSR_CHECK_OK(tsr_def_dim(f, "Time", TSR_UNLIMITED, &dims[0]));
+  TSR_CHECK_OK(tsr_def_dim(f, "south_north", NY, &dims[1]));
+  TSR_CHECK_OK(tsr_def_dim(f, "west_east", NX, &dims[2]));
+  TSR_CHECK_OK(tsr_def_var(f, "T", TSR_FLOAT, 3, dims, &v));
+  int rc = tsr_enddef(f);
+  const char *msg = "";
+  int code = 0;
+  if (rc) tsr_backend_error(f, &code, &msg);
+  snprintf(why, len, "%s", msg);
+  double buf[NY * NX];
+  for (int64_t e = 0; e < ct[0] * ct[1]; e++) buf[e] = value(0, st[0] + e / NX, e % NX);
+  if (!rc) TSR_CHECK_OK(tsr_put_typed(f, v, 0, d, TSR_DOUBLE, buf));
+  if (!rc) TSR_CHECK_OK(tsr_close(&f));
+  else tsr_abort(&f);
+  tsr_decomp_free(&d);
+  return rc;
+}
+
+/* The servers tell streams apart by message tag, in room for
+ * TSR__REDUCE_HELD_STREAMS (8) of them: the ninth is refused at tsr_enddef
+ * with a sentence on every model rank, where it would have shared the first
+ * one's tags. The first eight write their derived files. */
+static void servers_streams(void) {
+  MPI_Comm model;
+  tsr_ctx *ctx = NULL;
+  TSR_CHECK_OK(tsr_init(MPI_COMM_WORLD, "strategy=servers,io_tasks=1", &ctx, &model));
+  if (!ctx) return;
+  char why[512];
+  for (int k = 0; k < 8; k++) TSR_CHECK_OK(stream_file(ctx, model, k, why, sizeof why));
+  TSR_CHECK_RC(stream_file(ctx, model, 8, why, sizeof why), TSR_EHINT);
+  TSR_CHECK_EQ_STR(why, "hint 'reduce=T/max@1': the I/O servers hold at most 8 reduce= streams "
+                        "(distinct reduce= and reduce_prefix values) in one context");
+  TSR_CHECK_OK(tsr_finalize(&ctx));
+  MPI_Comm_free(&model);
+  if (tsr_test_rank() == 0)
+    for (int k = 0; k < 8; k++) {
+      char path[512];
+      snprintf(path, sizeof path, "%s/x%d_streams_s%d", tsr_test_arg(0, "."), k, k);
+      TSR_CHECKF(access(path, F_OK) == 0, "derived file %s is missing", path);
+    }
+}
+
 static void serial(void) { one_strategy("serial", NULL); }
 static void direct(void) { one_strategy("direct", NULL); }
 static void aggregate(void) { one_strategy("aggregate", NULL); }
@@ -206,7 +265,8 @@ static const tsr_test_scenario SCENARIOS[] = {{"serial", serial, 0},
                                               {"servers", servers, 2},
                                               {"servers1x2", servers1x2, 4},
                                               {"servers2x1", servers2x1, 3},
-                                              {"servers2x2", servers2x2, 5}};
+                                              {"servers2x2", servers2x2, 5},
+                                              {"servers_streams", servers_streams, 2}};
 
 int main(int argc, char **argv) {
   return tsr_test_main(argc, argv, "reduce", SCENARIOS,
