@@ -9,8 +9,9 @@
  * time, compute time, output time blocked per frame and the drain at
  * finalize; for `servers` it also times a memcpy of the same tile bytes on
  * the same rank into a warm buffer, and prints the ratio. `rma` is `servers`
- * again with transport=rma (servers fetch the ring with MPI_Get); with
- * --repeat R the two transports run R times, alternating, and the ratios are
+ * again with transport=rma (servers fetch the ring with MPI_Get), `shm` with
+ * transport=shm (servers on the node copy out of the ring in shared memory);
+ * with --repeat R the transports run R times, alternating, and the ratios are
  * printed as median and range over the runs, since a loaded machine moves
  * single figures more than the transports differ. `f64` and `f32` hold the
  * model's fields in double and put them into the float variables with
@@ -58,7 +59,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: tessera-servers-bench [--nx N --ny N --nz N --vars N --steps N --every K\n"
           "       --sweeps N --groups G --tasks T --backend netcdf|pnetcdf --dir D --keep\n"
-          "       --only servers|serial|direct|rma|f64|f32|conc --repeat R\n"
+          "       --only servers|serial|direct|rma|shm|f64|f32|conc --repeat R\n"
           "       --concentrators per_node|N] [--version] [--help]\n");
 }
 
@@ -221,11 +222,13 @@ static int run(const options *o, const char *strategy, result *r) {
   char hints[256];
   int f64 = !strcmp(strategy, "f64") || !strcmp(strategy, "f32");
   int conc = !strcmp(strategy, "conc");
-  int servers = !strcmp(strategy, "servers") || !strcmp(strategy, "rma") || f64 || conc;
+  int servers = !strcmp(strategy, "servers") || !strcmp(strategy, "rma") ||
+                !strcmp(strategy, "shm") || f64 || conc;
+  const char *transport = !strcmp(strategy, "rma") || !strcmp(strategy, "shm") ? strategy : "p2p";
   if (servers)
     snprintf(hints, sizeof hints,
              "strategy=servers:io_groups=%d:io_tasks=%d:backend=%s:transport=%s%s%s%s", o->groups,
-             o->tasks, o->backend, strcmp(strategy, "rma") ? "p2p" : "rma",
+             o->tasks, o->backend, transport,
              strcmp(strategy, "f32") ? "" : ":precision=float", conc ? ":concentrators=" : "",
              conc ? o->conc : "");
   else
@@ -363,21 +366,21 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  /* rma: strategy=servers with transport=rma; conc: with concentrators
-   * (only with --concentrators). */
-  enum { NS = 7, RMA = 3, F64 = 4, F32 = 5, CONC = 6, NT = 3, MAXREP = 64 };
-  const char *names[NS] = {"servers", "serial", "direct", "rma", "f64", "f32", "conc"};
+  /* rma, shm: strategy=servers with transport=rma|shm; conc: with
+   * concentrators (only with --concentrators). */
+  enum { NS = 8, RMA = 3, F64 = 4, F32 = 5, CONC = 6, SHM = 7, NT = 4, MAXREP = 64 };
+  const char *names[NS] = {"servers", "serial", "direct", "rma", "f64", "f32", "conc", "shm"};
   result r[NS];
-  int ok[NS] = {0, 0, 0, 0, 0, 0, 0}, failed = 0;
+  int ok[NS] = {0}, failed = 0;
   int reps = o.repeat < 1 ? 1 : o.repeat > MAXREP ? MAXREP : o.repeat;
   /* Per run of each transport: blocked/memcpy and tsr_put/memcpy (medians
    * over frames), compute time. */
   double ratio[NT][MAXREP], putr[NT][MAXREP], comp[NT][MAXREP], wall[NT][MAXREP];
   double msgs[NT][MAXREP];
-  int nrep[NT] = {0, 0, 0};
+  int nrep[NT] = {0, 0, 0, 0};
   for (int rep = 0; rep < reps; rep++)
     for (int s = 0; s < NS; s++) {
-      int transport = s == 0 ? 0 : s == RMA ? 1 : s == CONC ? 2 : -1;
+      int transport = s == 0 ? 0 : s == RMA ? 1 : s == CONC ? 2 : s == SHM ? 3 : -1;
       if (o.only[0] && strcmp(o.only, names[s])) continue;
       if (s == CONC && !o.conc[0]) continue;
       if (transport < 0 && rep > 0) continue; /* serial, direct, f64, f32: once */
@@ -433,8 +436,11 @@ int main(int argc, char **argv) {
       double ma = median(a, n), mbm = median(b, n), mcm = median(c, n), mw = median(w, n);
       double mm = median(m, n);
       char label[64];
-      snprintf(label, sizeof label, "%s", tr == 0 ? "transport=p2p" : tr == 1 ? "transport=rma"
-                                                                             : "concentrators=");
+      snprintf(label, sizeof label, "%s",
+               tr == 0   ? "transport=p2p"
+               : tr == 1 ? "transport=rma"
+               : tr == 3 ? "transport=shm"
+                         : "concentrators=");
       if (tr == 2) snprintf(label, sizeof label, "concentrators=%s", o.conc);
       printf("%s: %d runs: blocked/memcpy per frame median %.2f [%.2f..%.2f], "
              "tsr_put/memcpy %.2f [%.2f..%.2f], compute_s %.3f [%.3f..%.3f], wall_s %.3f "

@@ -1,6 +1,7 @@
 /* I/O servers: roles and communicators (tsr_init). The layout is checked on
  * every rank before any communicator is split, so a configuration that does
  * not fit is one clear TSR_ESERVERS everywhere instead of a hang. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "handle/handles.h" /* tsr_ctx: the model side's state hangs on it */
@@ -101,8 +102,9 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   /* The transport is set up on every rank of wcomm (rma makes its window
    * there, a collective call), whatever happened locally before. */
   tsr__transport tp = {0};
+  tsr__set_last_error(""); /* a transport's own sentence, if it fails below */
   if (L.wcomm != MPI_COMM_NULL) {
-    int r = tsr__transport_init(&tp, h->transport, L.wcomm, server);
+    int r = tsr__transport_init(&tp, h->transport, L.wcomm, server, h->buffer_bytes);
     if (!rc) rc = r;
     /* Concentrators: a layer over the transport (collective too). */
     if (h->concentrators && tp.ops) {
@@ -114,8 +116,14 @@ int tsr__servers_init(tsr_ctx *ctx, MPI_Comm comm, const tsr__hints *h, MPI_Comm
   if (!rc && !server) /* the ring: buffer_bytes per model rank */
     rc = tsr__srv_client_new(&L, index, h->buffer_bytes, &tp, &cl);
   if (!rc && server) s.tp = tp;
+  int mine = rc;
   rc = tsr__agree(comm, rc);
   if (rc) {
+    /* The failing rank's sentence (shm: no room for the ring), on every rank. */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", mine == rc ? tsr_last_error() : "");
+    tsr__share_message(comm, mine, rc, msg, sizeof msg);
+    tsr__set_last_error(msg[0] ? msg : tsr_strerror(rc));
     if (cl) cl->L.wcomm = MPI_COMM_NULL; /* freed below */
     if (cl) cl->tp.ops = NULL;           /* freed below, once */
     tsr__srv_client_free(cl);

@@ -92,14 +92,14 @@ int64_t tsr__ring_reserve(tsr__srv_ring *r, int64_t n) {
     if (tsr__ring_progress(r, 1)) return -1;
     int64_t want = r->want > n ? r->want : n;
     tsr__tp_unexpose(r->tp, r->buf); /* every send completed: nobody reads it */
-    free(r->buf);
-    r->buf = malloc((size_t)want);
+    tsr__tp_release(r->tp, r->buf);
+    r->buf = tsr__tp_alloc(r->tp, want); /* shm: the shared segment */
     r->cap = r->buf ? want : 0;
     r->touched = 0;
     if (!r->buf) return -1;
     /* rma: servers read the ring in place. */
     if (tsr__tp_expose(r->tp, r->buf, want)) {
-      free(r->buf);
+      tsr__tp_release(r->tp, r->buf);
       r->buf = NULL;
       r->cap = 0;
       return -1;
@@ -151,7 +151,8 @@ void tsr__ring_cancel(tsr__srv_ring *r) {
 
 void tsr__ring_free(tsr__srv_ring *r) {
   if (r->tp) tsr__tp_unexpose(r->tp, r->buf);
-  free(r->buf);
+  if (r->tp) tsr__tp_release(r->tp, r->buf);
+  else free(r->buf);
   free(r->regs);
   free(r->reqs);
   memset(r, 0, sizeof *r);

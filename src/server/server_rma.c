@@ -6,7 +6,7 @@
  * the bytes with MPI_Get straight into their destination (its receive
  * buffer or the assembly slab), then adds 1 to that counter with
  * MPI_Accumulate. The model reuses a ring region once the counter says the
- * server fetched it. Messages of at most INLINE_MAX bytes (op headers,
+ * server fetched it. Messages of at most TSR__DESC_INLINE bytes (op headers,
  * control messages) travel inside the descriptor: one message instead of a
  * message plus a round trip. Replies (server -> model) are small and stay
  * point-to-point, as in the p2p row.
@@ -30,31 +30,16 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "server/server_desc.h"
 #include "server/server_transport.h"
 #include "tessera.h"
 
-/* Messages up to this size are carried inside their descriptor. */
-enum { INLINE_MAX = 1024 };
 /* A tag no message carries (the wire's are 71xx): probed only to make progress. */
 enum { PROGRESS_TAG = 7199 };
 
 typedef struct {
-  int64_t len;   /* bytes of the message */
-  MPI_Aint addr; /* where they are in the sender's window; 0: inline, they follow */
-  MPI_Aint done; /* the sender's counter to add 1 to once fetched */
-} desc;
-
-/* A descriptor a server received but whose bytes it has not taken yet (it
- * learned the length first: tsr__tp_wait, then tsr__tp_recv). At most one
- * per (source, tag), since the next is pulled only once this one is taken. */
-typedef struct {
-  int src, tag;
-  char *msg; /* desc, then the inline bytes */
-} pend;
-
-typedef struct {
+  tsr__desc_box box; /* first: the server side's descriptors (server_desc.h) */
   MPI_Win win;
   int me;
   /* Model side: per rank of the communicator, how many messages that server
@@ -62,9 +47,6 @@ typedef struct {
    * left in the window for it. */
   int64_t *fetched, *sent;
   MPI_Aint fetched_addr;
-  /* Server side. */
-  pend *pend;
-  int npend, cappend;
   int64_t one; /* origin of the counters' increments: valid until flushed */
   int unified;  /* the window's memory model is MPI_WIN_UNIFIED */
 } rma_state;
@@ -113,8 +95,7 @@ static void rma_teardown(tsr__transport *tp) {
     MPI_Win_unlock_all(st->win);
     MPI_Win_free(&st->win);
   }
-  for (int i = 0; i < st->npend; i++) free(st->pend[i].msg);
-  free(st->pend);
+  tsr__desc_box_free(&st->box);
   free(st->fetched);
   free(st->sent);
   free(st);
@@ -138,43 +119,21 @@ static int rma_isend(const tsr__transport *tp, const void *buf, int64_t len, int
                      tsr__tp_req *req) {
   if (tp->is_server) return tsr__transport_p2p.isend(tp, buf, len, dest, tag, req);
   rma_state *st = tp->state;
-  *req = (tsr__tp_req){.req = MPI_REQUEST_NULL, .dest = dest};
-  if (len > INT_MAX) return TSR_ETOOBIG; /* MPI counts are int; callers check first */
-  int inl = len <= INLINE_MAX;
-  size_t n = sizeof(desc) + (size_t)(inl ? len : 0);
-  char *m = malloc(n);
-  if (!m) return TSR_ENOMEM;
-  desc d = {.len = len};
-  if (!inl) {
+  tsr__desc d = {.len = len};
+  if (len > TSR__DESC_INLINE) {
     MPI_Get_address(buf, &d.addr);
     d.done = MPI_Aint_add(st->fetched_addr, (MPI_Aint)dest * (MPI_Aint)sizeof(int64_t));
   }
-  memcpy(m, &d, sizeof d);
-  if (inl && len) memcpy(m + sizeof d, buf, (size_t)len);
-  if (MPI_Isend(m, (int)n, MPI_BYTE, dest, tag, tp->comm, &req->req) != MPI_SUCCESS) {
-    free(m);
-    return TSR_EMPI;
-  }
-  req->mem = m;
-  if (!inl) req->seq = ++st->sent[dest];
-  return 0;
+  int rc = tsr__desc_isend(tp, d, buf, dest, tag, req);
+  if (!rc && d.addr) req->seq = ++st->sent[dest];
+  return rc;
 }
 
 /* Blocking: the whole message inside its descriptor (error headers sent from
  * the stack, outside the window). */
 static int rma_send(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag) {
   if (tp->is_server) return tsr__transport_p2p.send(tp, buf, len, dest, tag);
-  if (len > INT_MAX - (int64_t)sizeof(desc)) return TSR_ETOOBIG;
-  char small[sizeof(desc) + INLINE_MAX];
-  size_t n = sizeof(desc) + (size_t)len;
-  char *m = n <= sizeof small ? small : malloc(n);
-  if (!m) return TSR_ENOMEM;
-  desc d = {.len = len};
-  memcpy(m, &d, sizeof d);
-  if (len) memcpy(m + sizeof d, buf, (size_t)len);
-  int rc = MPI_Send(m, (int)n, MPI_BYTE, dest, tag, tp->comm) == MPI_SUCCESS ? 0 : TSR_EMPI;
-  if (m != small) free(m);
-  return rc;
+  return tsr__desc_send(tp, buf, len, dest, tag);
 }
 
 /* How many of this rank's window messages server @p dest has fetched. In
@@ -183,7 +142,8 @@ static int rma_send(const tsr__transport *tp, const void *buf, int64_t len, int 
  * plain load of this rank's own window memory, which costs nothing like an
  * RMA call to itself (measured: 1-20 ms per call with osc/rdma on a loaded
  * node); otherwise an atomic read through the window. */
-static int fetched_by(const tsr__transport *tp, const rma_state *st, int dest, int64_t *v) {
+static int fetched_by(const tsr__transport *tp, int dest, int64_t *v) {
+  const rma_state *st = tp->state;
   if (st->unified) {
     /* A probe for a tag nobody sends: no match, but it runs MPI's progress
      * engine, which serves the servers' Gets where the MPI library needs the
@@ -201,150 +161,36 @@ static int fetched_by(const tsr__transport *tp, const rma_state *st, int dest, i
   return 0;
 }
 
-/* Done when the descriptor is sent and, for window data, the server fetched
- * it. A waiting model rank is blocked anyway; it spins briefly, then naps
- * (capped at 0.2 ms) so that a server sharing its core gets to run. */
+/* Done when the descriptor is sent and, for window data, the server fetched it. */
 static int rma_complete(const tsr__transport *tp, tsr__tp_req *req, int wait, int *done) {
   if (tp->is_server) return tsr__transport_p2p.complete(tp, req, wait, done);
-  const rma_state *st = tp->state;
-  *done = 0;
-  if (req->req != MPI_REQUEST_NULL) {
-    int flag = 1, r = wait ? MPI_Wait(&req->req, MPI_STATUS_IGNORE)
-                           : MPI_Test(&req->req, &flag, MPI_STATUS_IGNORE);
-    if (r != MPI_SUCCESS) flag = 1;
-    if (!flag) return 0;
-    free(req->mem);
-    req->mem = NULL;
-    if (r != MPI_SUCCESS) {
-      *done = 1;
-      return TSR_EMPI;
-    }
-  }
-  if (req->seq == 0) {
-    *done = 1;
-    return 0;
-  }
-  long nap = 1000; /* ns */
-  double t0 = MPI_Wtime();
-  for (;;) {
-    int64_t v = 0;
-    if (fetched_by(tp, st, req->dest, &v)) {
-      *done = 1;
-      return TSR_EMPI;
-    }
-    if (v >= req->seq) {
-      *done = 1;
-      return 0;
-    }
-    if (!wait) return 0;
-    if (MPI_Wtime() - t0 < 50e-6) continue;
-    struct timespec ts = {0, nap};
-    nanosleep(&ts, NULL);
-    if (nap < 200000) nap *= 2;
-  }
+  return tsr__desc_complete(tp, req, wait, done, fetched_by);
 }
 
 /* ---- server side: descriptors in, Gets, counters out ---- */
 
-static pend *find(rma_state *st, int src, int tag) {
-  for (int i = 0; i < st->npend; i++)
-    if (st->pend[i].tag == tag && (src == MPI_ANY_SOURCE || st->pend[i].src == src))
-      return &st->pend[i];
-  return NULL;
+static int get_bytes(const tsr__transport *tp, int from, const tsr__desc *d, void *buf) {
+  const rma_state *st = tp->state;
+  return MPI_Get(buf, (int)d->len, MPI_BYTE, from, d->addr, (int)d->len, MPI_BYTE, st->win) ==
+                     MPI_SUCCESS &&
+                 MPI_Win_flush(from, st->win) == MPI_SUCCESS
+             ? 0
+             : TSR_EMPI;
 }
 
-/* Receive the descriptor whose envelope @p pi was probed. */
-static int pull(const tsr__transport *tp, int tag, const tsr__msg_info *pi, pend **out) {
+static int count_fetched(const tsr__transport *tp, int from, const tsr__desc *d) {
   rma_state *st = tp->state;
-  if (st->npend == st->cappend) {
-    int ncap = st->cappend ? 2 * st->cappend : 16;
-    pend *p = realloc(st->pend, (size_t)ncap * sizeof *p);
-    if (!p) return TSR_ENOMEM;
-    st->pend = p;
-    st->cappend = ncap;
-  }
-  if (pi->len < (int64_t)sizeof(desc)) return TSR_EMPI; /* not a descriptor */
-  char *m = malloc((size_t)pi->len);
-  if (!m) return TSR_ENOMEM;
-  if (MPI_Recv(m, (int)pi->len, MPI_BYTE, pi->src, tag, tp->comm, MPI_STATUS_IGNORE) !=
-      MPI_SUCCESS) {
-    free(m);
-    return TSR_EMPI;
-  }
-  pend *p = &st->pend[st->npend++];
-  *p = (pend){pi->src, tag, m};
-  *out = p;
-  return 0;
-}
-
-static void info_of(const pend *p, tsr__msg_info *info) {
-  desc d;
-  memcpy(&d, p->msg, sizeof d);
-  info->src = p->src;
-  info->len = d.len;
-}
-
-static int rma_poll(const tsr__transport *tp, int src, int tag, int *flag, tsr__msg_info *info) {
-  if (!tp->is_server) return tsr__transport_p2p.poll(tp, src, tag, flag, info);
-  pend *p = find(tp->state, src, tag);
-  *flag = p != NULL;
-  if (!p) {
-    tsr__msg_info pi;
-    int rc = tsr__transport_p2p.poll(tp, src, tag, flag, &pi);
-    if (rc || !*flag) return rc;
-    if ((rc = pull(tp, tag, &pi, &p))) return rc;
-  }
-  info_of(p, info);
-  return 0;
-}
-
-static int rma_wait(const tsr__transport *tp, int src, int tag, int idle, tsr__msg_info *info) {
-  if (!tp->is_server) return tsr__transport_p2p.wait(tp, src, tag, idle, info);
-  pend *p = find(tp->state, src, tag);
-  if (!p) {
-    tsr__msg_info pi;
-    int rc = tsr__transport_p2p.wait(tp, src, tag, idle, &pi);
-    if (!rc) rc = pull(tp, tag, &pi, &p);
-    if (rc) return rc;
-  }
-  info_of(p, info);
-  return 0;
+  return MPI_Accumulate(&st->one, 1, MPI_INT64_T, from, d->done, 1, MPI_INT64_T, MPI_SUM,
+                        st->win) == MPI_SUCCESS &&
+                 MPI_Win_flush(from, st->win) == MPI_SUCCESS
+             ? 0
+             : TSR_EMPI;
 }
 
 static int rma_recv(const tsr__transport *tp, int src, int tag, void *buf, int64_t len) {
   if (!tp->is_server) return tsr__transport_p2p.recv(tp, src, tag, buf, len);
   rma_state *st = tp->state;
-  pend *p = find(st, src, tag);
-  if (!p) {
-    tsr__msg_info pi;
-    int rc = tsr__transport_p2p.wait(tp, src, tag, 0, &pi);
-    if (!rc) rc = pull(tp, tag, &pi, &p);
-    if (rc) return rc;
-  }
-  desc d;
-  memcpy(&d, p->msg, sizeof d);
-  int rc = 0, from = p->src;
-  if (tp->nrecv) ++*tp->nrecv;
-  if (buf && d.len > len) {
-    rc = TSR_EMPI; /* as MPI's truncation error */
-  } else if (buf && !d.addr) {
-    memcpy(buf, p->msg + sizeof d, (size_t)d.len);
-  } else if (buf && d.len) {
-    if (MPI_Get(buf, (int)d.len, MPI_BYTE, from, d.addr, (int)d.len, MPI_BYTE, st->win) !=
-            MPI_SUCCESS ||
-        MPI_Win_flush(from, st->win) != MPI_SUCCESS)
-      rc = TSR_EMPI;
-  }
-  /* Fetched or dropped: either way the model may reuse the region. */
-  if (d.addr &&
-      (MPI_Accumulate(&st->one, 1, MPI_INT64_T, from, d.done, 1, MPI_INT64_T, MPI_SUM, st->win) !=
-           MPI_SUCCESS ||
-       MPI_Win_flush(from, st->win) != MPI_SUCCESS) &&
-      !rc)
-    rc = TSR_EMPI;
-  free(p->msg);
-  *p = st->pend[--st->npend];
-  return rc;
+  return tsr__desc_recv(tp, &st->box, src, tag, buf, len, get_bytes, count_fetched);
 }
 
 const tsr__transport_ops tsr__transport_rma = {
@@ -356,7 +202,7 @@ const tsr__transport_ops tsr__transport_rma = {
     .isend = rma_isend,
     .send = rma_send,
     .complete = rma_complete,
-    .poll = rma_poll,
-    .wait = rma_wait,
+    .poll = tsr__desc_row_poll,
+    .wait = tsr__desc_row_wait,
     .recv = rma_recv,
 };

@@ -107,7 +107,8 @@ const tsr__transport_ops tsr__transport_p2p = {
 
 /* The table: one row per transport; the only place that knows their names.
  * The first row is the default. */
-static const tsr__transport_ops *const transports[] = {&tsr__transport_p2p, &tsr__transport_rma};
+static const tsr__transport_ops *const transports[] = {&tsr__transport_p2p, &tsr__transport_rma,
+                                                       &tsr__transport_shm};
 enum { NTRANSPORTS = sizeof transports / sizeof transports[0] };
 
 int tsr__transport_known(const char *name, size_t n) {
@@ -120,8 +121,9 @@ const char *tsr__transport_name_at(int i) {
   return i >= 0 && i < NTRANSPORTS ? transports[i]->name : NULL;
 }
 
-int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server) {
-  *tp = (tsr__transport){.comm = comm, .is_server = is_server};
+int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server,
+                        int64_t ring_bytes) {
+  *tp = (tsr__transport){.comm = comm, .is_server = is_server, .ring_bytes = ring_bytes};
   for (int i = 0; i < NTRANSPORTS; i++)
     if (!name || !name[0] ? i == 0 : strcmp(transports[i]->name, name) == 0) {
       tp->ops = transports[i];
@@ -139,6 +141,16 @@ void tsr__transport_free(tsr__transport *tp) {
 }
 
 /* ---- shared helpers ---- */
+
+void *tsr__tp_alloc(const tsr__transport *tp, int64_t len) {
+  void *p = tp->ops && tp->ops->alloc ? tp->ops->alloc(tp, len) : NULL;
+  return p ? p : malloc((size_t)len);
+}
+
+void tsr__tp_release(const tsr__transport *tp, void *buf) {
+  if (!buf) return;
+  if (!(tp->ops && tp->ops->release && tp->ops->release(tp, buf))) free(buf);
+}
 
 int tsr__srv_buf_grow(tsr__srv_buf *b, int64_t need) {
   if (need <= b->cap) return 0;
@@ -162,10 +174,12 @@ int tsr__tp_take(const tsr__transport *tp, int src, int tag, tsr__srv_buf *in) {
   /* Exactly the message (one byte for an empty one): the buffer counts in
    * the server's peak, which a quarter of server_buffer_bytes bounds. */
   if ((rc = tsr__srv_buf_grow(in, info.len > 0 ? info.len : 1))) {
-    tsr__tp_recv(tp, src, tag, NULL, 0); /* dropped: the stream stays in step */
+    tsr__tp_recv(tp, info.src, tag, NULL, 0); /* dropped: the stream stays in step */
     return rc;
   }
-  if ((rc = tsr__tp_recv(tp, src, tag, in->p, info.len))) return rc;
+  /* From the message's source, which the wait named (src may be
+   * MPI_ANY_SOURCE): the next message from it with this tag is this one. */
+  if ((rc = tsr__tp_recv(tp, info.src, tag, in->p, info.len))) return rc;
   in->len = info.len;
   return 0;
 }

@@ -1,7 +1,9 @@
 /* How bytes move between model ranks and I/O servers. A transport is a row
  * of a small table (server_transport.c): `p2p` (MPI point-to-point on the
- * private model<->server communicator, the default) and `rma` (servers
- * fetch the model's ring through an MPI window, server_rma.c). Node
+ * private model<->server communicator, the default), `rma` (servers
+ * fetch the model's ring through an MPI window, server_rma.c) and `shm`
+ * (servers on the model rank's node copy out of its ring in a shared-memory
+ * window, server_shm.c). Node
  * concentrators (server_conc.c) are a layer with the same ops over either
  * row. Nothing above this file calls MPI to move model<->server messages;
  * the server loop, the writer and the model side's ring call the ops through
@@ -46,6 +48,11 @@ typedef struct tsr__transport_ops {
    * on / no more (optional: NULL for transports that copy). */
   int (*expose)(const tsr__transport *tp, void *buf, int64_t len);
   void (*unexpose)(const tsr__transport *tp, void *buf);
+  /* Model side: memory for the ring of @p len bytes that the transport
+   * provides (shm: its shared segment), or NULL for plain memory; release
+   * returns 1 when @p buf was such memory (optional: NULL for both). */
+  void *(*alloc)(const tsr__transport *tp, int64_t len);
+  int (*release)(const tsr__transport *tp, void *buf);
   /* Start sending @p len bytes of @p buf; *req completes when buf may be reused. */
   int (*isend)(const tsr__transport *tp, const void *buf, int64_t len, int dest, int tag,
                tsr__tp_req *req);
@@ -72,6 +79,7 @@ struct tsr__transport {
   const tsr__transport_ops *ops;
   MPI_Comm comm; /* the private model<->server communicator (not owned) */
   int is_server; /* which side this rank is on */
+  int64_t ring_bytes; /* a model rank's ring (buffer_bytes): shm sizes its segment by it */
   void *state;   /* the transport's own (rma: window, counters, descriptors) */
   int64_t *nrecv; /* optional: counts the messages this rank receives (servers' statistics) */
   /* Model side: the order key of the messages handed over next. The
@@ -81,17 +89,20 @@ struct tsr__transport {
   int order;
 };
 
-/* The rows (server_transport.c: p2p; server_rma.c: rma). */
+/* The rows (server_transport.c: p2p; server_rma.c: rma; server_shm.c: shm). */
 extern const tsr__transport_ops tsr__transport_p2p;
 extern const tsr__transport_ops tsr__transport_rma;
+extern const tsr__transport_ops tsr__transport_shm;
 /* The concentrators' layer (server_conc.c): not a name of the table. */
 extern const tsr__transport_ops tsr__transport_conc;
 
 /* Bind @p tp to the transport named @p name ("" = the default, p2p) over
- * @p comm. Collective over @p comm: every model rank and server calls it
- * with the same name. 0, TSR_EHINT for a name not in the table, TSR_EMPI or
- * TSR_ENOMEM when its setup failed. */
-int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server);
+ * @p comm; @p ring_bytes: a model rank's ring (buffer_bytes). Collective over
+ * @p comm: every model rank and server calls it with the same name. 0,
+ * TSR_EHINT for a name not in the table, TSR_EMPI or TSR_ENOMEM when its
+ * setup failed. */
+int tsr__transport_init(tsr__transport *tp, const char *name, MPI_Comm comm, int is_server,
+                        int64_t ring_bytes);
 /* Concentrators (the concentrators hint): put the layer of server_conc.c
  * over the bound @p tp. @p per: -1 one concentrator per node (the model
  * ranks of MPI_Comm_split_type SHARED), N >= 1 one per N consecutive model
@@ -139,6 +150,9 @@ static inline int tsr__tp_expose(const tsr__transport *tp, void *buf, int64_t le
 static inline void tsr__tp_unexpose(const tsr__transport *tp, void *buf) {
   if (buf && tp->ops && tp->ops->unexpose) tp->ops->unexpose(tp, buf);
 }
+/* The ring's memory: the transport's (shm) or malloc's; released likewise. */
+void *tsr__tp_alloc(const tsr__transport *tp, int64_t len);
+void tsr__tp_release(const tsr__transport *tp, void *buf);
 static inline int tsr__tp_isend(const tsr__transport *tp, const void *buf, int64_t len, int dest,
                                 int tag, tsr__tp_req *req) {
   return tp->ops->isend(tp, buf, len, dest, tag, req);

@@ -8,6 +8,11 @@
  *
  * Scenarios:
  * - rma: transport=p2p and transport=rma, byte for byte.
+ * - noroom: transport=shm whose rings do not fit in /dev/shm: TSR_ENOMEM
+ *   and the same sentence on every rank, no hang.
+ * - shm: transport=p2p and transport=shm, byte for byte, also with a ring
+ *   smaller than an op (buffer_bytes=4k: its messages then ride inside
+ *   their descriptors).
  * - bound: server_buffer_bytes=4k (messages cut into parts of at most 1 KiB,
  *   slabs of 1 KiB) with either transport, byte for byte against the
  *   unbounded default; then a slow backend (null_delay_ms) behind servers
@@ -29,6 +34,8 @@
  *   are TSR_EHINT on every rank; with one concentrator for all model ranks
  *   the server receives fewer messages than without (at 3 ranks and more:
  *   with one model rank both send one message per op). */
+#include <sys/statvfs.h>
+
 #include "srv_fields.h"
 #include "srv_rows.h"
 #include "../c/test_util.h"
@@ -59,12 +66,17 @@ typedef struct {
   const char *label, *hints;
 } variant;
 static const variant RMA[] = {{"p2p", ":transport=p2p"}, {"rma", ":transport=rma"}};
+/* The configs with buffer_bytes=4k or 2k give shm a ring smaller than an
+ * op: the ring then grows outside the shared segment and its messages ride
+ * inside their descriptors. */
+static const variant SHM[] = {{"p2p", ":transport=p2p"}, {"shm", ":transport=shm"}};
 static const variant CONC[] = {
     {"p2p", ""},
     {"node", ":concentrators=per_node"},
     {"c1", ":concentrators=1"},
     {"c2", ":concentrators=2"},
     {"noderma", ":concentrators=per_node:transport=rma"},
+    {"nodeshm", ":concentrators=per_node:transport=shm"},
     /* 8k: with concentrators a message is an eighth of the bound less the
      * framing (tsr__srv_chunk), so bundles of about 1 KiB, as in the
      * bound's other variants; smaller ones are too many window attachments
@@ -343,6 +355,37 @@ static int64_t msgs_of(const char *dir, const char *extra, const char *label) {
   return slow_run(dir, extra, label, 1, "backend=null", 1);
 }
 
+/* transport=shm with rings that do not fit in /dev/shm: tsr_init fails
+ * with TSR_ENOMEM on every rank, each with the sentence that names the
+ * transport, the sizes and /dev/shm, before any window is made (Open MPI
+ * would otherwise wait for good inside MPI_Win_allocate_shared). */
+static void noroom_scenario(int rank) {
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) != 0) {
+    if (rank == 0) printf("no /dev/shm: nothing to check\n");
+    return;
+  }
+  long long free_bytes = (long long)fs.f_bavail * (long long)fs.f_frsize;
+  char hints[160];
+  snprintf(hints, sizeof hints, "strategy=servers:transport=shm:buffer_bytes=%lld",
+           free_bytes + 4096);
+  tsr_ctx *ctx = NULL;
+  MPI_Comm model = MPI_COMM_NULL;
+  int rc = tsr_init(MPI_COMM_WORLD, hints, &ctx, &model);
+  if (rc == TSR_EHINT) { /* more than this process may allocate: said so, also fine */
+    if (rank == 0) printf("buffer_bytes %lld refused as a hint: %s\n", free_bytes, tsr_last_error());
+    return;
+  }
+  TSR_CHECK_EQ_INT(rc, TSR_ENOMEM);
+  TSR_CHECK_EQ_INT(ctx == NULL && model == MPI_COMM_NULL, 1);
+  const char *m = tsr_last_error();
+  if (!strstr(m, "transport=shm") || !strstr(m, "/dev/shm")) fprintf(stderr, "rank %d: %s\n", rank, m);
+  TSR_CHECK_EQ_INT(strstr(m, "transport=shm") != NULL && strstr(m, "/dev/shm") != NULL, 1);
+  /* The same job goes on with the default transport. */
+  TSR_CHECK_EQ_INT(tsr_init(MPI_COMM_WORLD, "strategy=servers", &ctx, &model), TSR_OK);
+  if (ctx) tsr_finalize(&ctx);
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   int np, rank;
@@ -353,6 +396,10 @@ int main(int argc, char **argv) {
   const variant *V = RMA;
   const config *configs = CONFIGS;
   int nv = 2, nconfigs = NCONFIGS;
+  if (strcmp(scenario, "noroom") == 0) {
+    noroom_scenario(rank);
+    return tu_finish("servers_transport");
+  }
   if (strcmp(scenario, "float") == 0) {
     float_scenario(dir, np, rank);
     return tu_finish("servers_transport");
@@ -360,6 +407,8 @@ int main(int argc, char **argv) {
   if (strcmp(scenario, "bound") == 0) {
     V = BOUND;
     nv = 3;
+  } else if (strcmp(scenario, "shm") == 0) {
+    V = SHM;
   } else if (strcmp(scenario, "conc") == 0) {
     V = CONC;
     nv = (int)(sizeof CONC / sizeof CONC[0]);
@@ -380,7 +429,7 @@ int main(int argc, char **argv) {
       TSR_CHECK_EQ_INT(rc, TSR_EHINT);
       TSR_CHECK_EQ_INT(b == NULL && nc == MPI_COMM_NULL, 1);
     }
-  } else if (strcmp(scenario, "rma") != 0) {
+  } else if (strcmp(scenario, "rma") != 0 && strcmp(scenario, "shm") != 0) {
     if (rank == 0) fprintf(stderr, "unknown scenario %s\n", scenario);
     TSR_CHECK_EQ_INT(0, 1);
     return tu_finish("servers_transport");
