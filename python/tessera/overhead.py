@@ -278,6 +278,17 @@ def hand_rows(records: dict, names: list, nps: list) -> list:
     return rows
 
 
+def different_bytes(a: list, b: list) -> str | None:
+    """Two sides that wrote different bytes are no pair (an older build's
+    default schema may hold other variables): the sentence that says so."""
+    ba = {r["bytes"] for r in a if r.get("bytes")}
+    bb = {r["bytes"] for r in b if r.get("bytes")}
+    if not ba or not bb or ba == bb:
+        return None
+    return (f"not the same bytes ({max(ba) / 1e9:.2f} GB against {max(bb) / 1e9:.2f} GB): "
+            "give both builds the same case with --schema")
+
+
 def pairs_table(records: dict, names: list, nps: list, cores: int, top: str, bottom: str,
                 labels: tuple) -> str:
     """Side `top + strategy` against side `bottom + strategy`, strategy by
@@ -291,6 +302,9 @@ def pairs_table(records: dict, names: list, nps: list, cores: int, top: str, bot
             err = next((r["error"] for r in t + o if "error" in r), None)
             ranks = f"{np}" + (" (oversubscribed)" if np > cores else "")
             b = {} if err else paired(t, o, "output_blocked_s")
+            if b and not err:
+                err = different_bytes(t, o)
+                b = {} if err else b
             if not b:
                 body.append([n, ranks, "-", "-", "-", err or "-"])
                 continue

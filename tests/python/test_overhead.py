@@ -112,3 +112,17 @@ def test_overhead_prints_paired_ratios(tmp_path, capsys):
     assert runs == ["serial", "split", "plain:gather", "plain:split",
                     "plain:split", "plain:gather", "split", "serial"]
     assert js.is_file()
+
+
+def test_against_refuses_different_bytes():
+    """--against: an older build whose default schema writes other bytes is
+    no pair; the table says so instead of printing a ratio."""
+    new = [{"output_blocked_s": 1.6, "bytes": 3523953405}, {"output_blocked_s": 1.7, "bytes": 3523953405}]
+    old = [{"output_blocked_s": 1.1, "bytes": 2756346621}, {"output_blocked_s": 1.2, "bytes": 2756346621}]
+    records = {(2, "split"): new, (2, "old:split"): old}
+    text = overhead.pairs_table(records, ["split"], [2], 2, "", "old:", ("this build", "other build"))
+    assert "not the same bytes (3.52 GB against 2.76 GB)" in text, text
+    assert "1.45" not in text, text
+    same = {(2, "split"): new, (2, "old:split"): [dict(r, bytes=3523953405) for r in old]}
+    text = overhead.pairs_table(same, ["split"], [2], 2, "", "old:", ("this build", "other build"))
+    assert "not the same bytes" not in text and "1.45" in text, text
