@@ -11,7 +11,7 @@
  * has a CPU. With more ranks on a node than CPUs, the polling takes turns of
  * the CPU from the ranks that are still writing, at every agreement: a
  * strategy=split put, one agreement each, paid for it in context switches
- * and CPU time (apps/bench/README.md, "Where the time goes"). Such ranks
+ * and CPU time (docs/yardstick.md, "Where the time goes"). Such ranks
  * sleep between tests instead. Every agreement is a non-blocking reduction
  * on every rank, whatever it decided: MPI matches a blocking collective
  * with no non-blocking one, and ranks may decide differently (a rank whose

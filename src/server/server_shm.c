@@ -106,18 +106,19 @@ static int room_on_nodes(const tsr__transport *tp, const shm_state *st) {
   long long free_bytes = -1;
   struct statvfs fs;
   if (statvfs("/dev/shm", &fs) == 0) free_bytes = (long long)fs.f_bavail * (long long)fs.f_frsize;
-  long long mine[2] = {free_bytes >= 0 && total > free_bytes ? total : 0,
-                       free_bytes >= 0 && total > free_bytes ? free_bytes : LLONG_MAX};
+  /* One reduction for both figures: the most wanted and (negated) the
+   * least free of the nodes that lack room. */
+  int short_of_room = free_bytes >= 0 && total > free_bytes;
+  long long mine[2] = {short_of_room ? total : 0, short_of_room ? -free_bytes : LLONG_MIN};
   long long worst[2];
-  MPI_Allreduce(&mine[0], &worst[0], 1, MPI_LONG_LONG, MPI_MAX, tp->comm);
-  MPI_Allreduce(&mine[1], &worst[1], 1, MPI_LONG_LONG, MPI_MIN, tp->comm);
+  MPI_Allreduce(mine, worst, 2, MPI_LONG_LONG, MPI_MAX, tp->comm);
   if (worst[0] == 0) return 0;
   char msg[320];
   snprintf(msg, sizeof msg,
            "transport=shm: the hand-off rings of a node's model ranks (buffer_bytes each) need "
            "%lld bytes of shared memory, and /dev/shm has %lld free: make buffer_bytes smaller "
            "or /dev/shm larger, or use transport=p2p",
-           worst[0], worst[1]);
+           worst[0], -worst[1]);
   tsr__set_last_error(msg);
   return TSR_ENOMEM;
 }

@@ -21,6 +21,13 @@ needs_bench = pytest.mark.skipif(
     reason=f"tessera-bench not built ({BENCH}) or no mpiexec")
 
 
+# The verify tests' case: 3 outputs, 2 per file (a file of 2 frames and one
+# of 1), every frame checksummed.
+FRAMES_CASE = ["--nx", "40", "--ny", "30", "--nz", "4", "--steps", "4", "--output-every", "2",
+               "--frames-per-file", "2", "--quiet"]
+FRAMES_SUM = "checksum=crc32,frames_per_outfile=2"
+
+
 def clean_env():
     """This environment less TESSERA_HINTS and TESSERA_STATS, which would
     change what the bench writes."""

@@ -22,17 +22,14 @@ import netCDF4
 import numpy as np
 import pytest
 
-from bench_runs import BENCH, MPIEXEC, ROOT, clean_env, needs_bench, run_bench
+from bench_runs import (BENCH, FRAMES_CASE, FRAMES_SUM, MPIEXEC, ROOT, clean_env, needs_bench,
+                        run_bench)
 from tessera import follow as tf
 from tessera import manifest
 from tessera.bench.launch import mpiexec_command
 
 pytestmark = needs_bench
 
-# 3 outputs, 2 per file: a file of 2 frames and one of 1.
-CASE = ["--nx", "40", "--ny", "30", "--nz", "4", "--steps", "4", "--output-every", "2",
-        "--frames-per-file", "2", "--quiet"]
-SUM = "checksum=crc32,frames_per_outfile=2"
 RUNS = {  # name -> (processes, hints)
     "serial-1": (1, "strategy=serial"),
     "direct-2": (2, "strategy=direct"),
@@ -45,7 +42,7 @@ RUNS = {  # name -> (processes, hints)
 
 
 def bench(np_, out, hints, extra=(), check=True):
-    p = run_bench(np_, CASE + list(extra) + ["--out", out, "--hints", hints])
+    p = run_bench(np_, FRAMES_CASE + list(extra) + ["--out", out, "--hints", hints])
     if check:
         assert p.returncode == 0, f"{p.command}\n{p.stdout}{p.stderr}"
     return p
@@ -63,7 +60,7 @@ def runs(tmp_path_factory):
     for name, (np_, hints) in RUNS.items():
         stage = top / f"{name}.stage"
         stage.mkdir()
-        bench(np_, top / name, f"{hints.format(stage=stage)},{SUM}")
+        bench(np_, top / name, f"{hints.format(stage=stage)},{FRAMES_SUM}")
         out[name] = top / name
     return out
 

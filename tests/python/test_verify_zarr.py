@@ -23,17 +23,13 @@ import netCDF4
 import numpy as np
 import pytest
 
-from bench_runs import clean_env, needs_bench, run_bench
+from bench_runs import FRAMES_CASE, FRAMES_SUM, clean_env, needs_bench, run_bench
 from tessera import follow as tf
 from tessera import manifest, verify
 
 pytest.importorskip("zarr")
 pytestmark = needs_bench
 
-# 3 outputs, 2 per file: a file (store) of 2 frames and one of 1.
-CASE = ["--nx", "40", "--ny", "30", "--nz", "4", "--steps", "4", "--output-every", "2",
-        "--frames-per-file", "2", "--quiet"]
-SUM = "checksum=crc32,frames_per_outfile=2"
 RUNS = {  # name -> (processes, hints)
     "netcdf-serial-1": (1, "strategy=serial"),
     "zarr-serial-1": (1, "strategy=serial,format=zarr"),
@@ -46,7 +42,7 @@ FILES = ["wrfout_d01_2026-01-01_00:00:00", "wrfout_d01_2026-01-01_00:04:00"]
 
 
 def bench(np_, out, hints):
-    p = run_bench(np_, CASE + ["--out", out, "--hints", hints])
+    p = run_bench(np_, FRAMES_CASE + ["--out", out, "--hints", hints])
     if "TSR_ENOTBUILT" in p.stdout + p.stderr:
         return None
     assert p.returncode == 0, f"{p.command}\n{p.stdout}{p.stderr}"
@@ -56,7 +52,8 @@ def bench(np_, out, hints):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     top = tmp_path_factory.mktemp("zsums")
-    out = {name: bench(np_, top / name, f"{hints},{SUM}") for name, (np_, hints) in RUNS.items()}
+    out = {name: bench(np_, top / name, f"{hints},{FRAMES_SUM}")
+           for name, (np_, hints) in RUNS.items()}
     return {name: d for name, d in out.items() if d is not None}  # zstd may be unbuilt
 
 
