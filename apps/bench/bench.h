@@ -271,6 +271,9 @@ typedef struct {
   int nfiles, fcap;
   bench_file_rec *files;
   char strategy[32];
+  /* The file is written with put_mode=deferred: the bench promised to leave
+   * its arrays unchanged until a flush, and it changes them every output. */
+  int flush_each_output;
   int64_t bytes; /* data bytes the files hold (whole variables, not per rank) */
   int outputs;   /* history outputs done */
   int start_step; /* 0, or the step a restart file resumed from */

@@ -139,6 +139,9 @@ static int define_file(bench_run *run, const char *path) {
   int rc = bench_define_file(run, path, hints[0] ? hints : NULL, &run->file, run->varids, NULL);
   if (rc == 0 && !run->strategy[0])
     snprintf(run->strategy, sizeof run->strategy, "%s", tsr_file_strategy(run->file));
+  char in_effect[4096];
+  if (rc == 0 && tsr_file_hints(run->file, in_effect, sizeof in_effect) == 0)
+    run->flush_each_output = strstr(in_effect, "put_mode=deferred") != NULL;
   return rc;
 }
 
@@ -226,6 +229,12 @@ int bench_output(bench_run *run, int t) {
   if (run->cfg.plain[0]) {
     TSR_TIMED(run, rc, bench_plain_frame_done(run));
     if (rc) return rc;
+  }
+  /* put_mode=deferred: the promise ends here, before the next step changes
+   * the fields (the hand-written program waits once per frame too). */
+  if (!run->cfg.plain[0] && run->flush_each_output) {
+    TSR_TIMED(run, rc, tsr_flush(run->file));
+    if (rc) return report(run, rc, "tsr_flush", run->files[run->nfiles - 1].path);
   }
   run->frames_in_file++;
   run->files[run->nfiles - 1].nframes++;

@@ -66,6 +66,9 @@ PAIRS = {
     "aggregate": ("strategy=aggregate:aggregators=2", "pnetcdf"),
     "aggregate1": ("strategy=aggregate:aggregators=1", "gather"),  # one writer, as gather
     "split": ("strategy=split", "split"),
+    # every piece written at the tsr_flush that ends the output, from the
+    # model's arrays, so the ranks' agreements after each put wait for no write
+    "split_deferred": ("strategy=split:put_mode=deferred", "split"),
 }
 
 DEFAULT_STRATEGIES = ("serial", "direct", "aggregate", "split")
@@ -89,7 +92,7 @@ def parser() -> argparse.ArgumentParser:
     a("--strategies", default=",".join(DEFAULT_STRATEGIES),
       help=f"comma-separated strategies, of {', '.join(PAIRS)} (default: "
            f"{','.join(DEFAULT_STRATEGIES)}; aggregate1 is aggregate with one writer, "
-           "direct_deferred direct with put_mode=deferred)")
+           "direct_deferred and split_deferred with put_mode=deferred)")
     a("--np", default="2,4", help="comma-separated process counts (2,4)")
     a("--repeat", type=int, default=3, help="interleaved repeats per side (3)")
     add_case_options(a, CASE)

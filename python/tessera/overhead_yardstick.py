@@ -17,7 +17,7 @@ from pathlib import Path
 
 #: strategy -> the yardstick's method for the same file(s)
 METHOD = {"serial": "gather", "aggregate1": "gather", "aggregate": "pnc_nb", "direct": "pnc_nb",
-          "direct_deferred": "pnc_nb", "split": "split"}
+          "direct_deferred": "pnc_nb", "split": "split", "split_deferred": "split"}
 #: --plain method -> the yardstick's method
 PLAIN_METHOD = {"gather": "gather", "pnetcdf": "pnc_nb", "split": "split"}
 

@@ -450,7 +450,9 @@ int tsr_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, const vo
   if (!checked) {
     count_put(f, varid, frame, d->my_elems);
     tsr__reduce_tag(f, varid);
+    f->put_lent = f->hints.put_mode_deferred && sbuf == buf;
     ran = f->strategy->put(f, varid, frame, sd, sbuf);
+    f->put_lent = 0;
   }
   rc = data_agreed(f, checked, ran);
   /* After the strategy: with a canon read in place, the fold packs into the
@@ -496,11 +498,14 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
     count_put(f, varid, frame, d->my_elems);
     tsr__reduce_tag(f, varid);
     if (f->strategy->put_f64) {
+      f->put_lent = f->hints.put_mode_deferred && src == buf;
       ran = f->strategy->put_f64(f, varid, frame, sd, src);
-    } else {
+    } else { /* the floats are ours, freed below: never lent */
       for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)src)[i];
+      f->put_lent = f->hints.put_mode_deferred && !copy && src == buf;
       ran = f->strategy->put(f, varid, frame, sd, copy ? (const void *)copy : src);
     }
+    f->put_lent = 0;
   }
   rc = data_agreed(f, checked, ran);
   /* sd and src: the doubles laid out as sd describes (packed above). */
@@ -517,7 +522,9 @@ int tsr_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   int checked = put_checked(f, rc), ran = 0;
   if (!checked) {
     if (f->ctx->rank == 0) count_put(f, varid, frame, tsr__var_frame_elems(&f->schema, varid));
+    f->put_lent = f->hints.put_mode_deferred;
     ran = f->strategy->put_global(f, varid, frame, buf);
+    f->put_lent = 0;
   }
   rc = data_agreed(f, checked, ran);
   if (!rc) tsr__reduce_put_global(f, varid, buf);

@@ -3,7 +3,14 @@
  * itself (read-only, no coordination needed) and reads its blocks with
  * nc_get_vara. We link Debian's MPI build of NetCDF
  * (libnetcdf_mpi) but call only its serial API, so the classic CDF-2/CDF-5
- * formats go through NetCDF's own POSIX layer. */
+ * formats go through NetCDF's own POSIX layer.
+ *
+ * A block from the caller's own array under put_mode=deferred
+ * (mem.deferred) is only noted, and written at the next flush or close: a
+ * strategy whose ranks agree after every put (split) then agrees between
+ * puts that do no I/O, and each rank writes its frame in one stretch, as a
+ * program calling nc_put_vara by hand does, instead of waiting at every
+ * variable for the slowest rank's write. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +37,17 @@ struct tsr__bfile {
   void *scratch; /* packs blocks that sit inside a larger memory array */
   size_t scratch_cap;
   int64_t nrecs; /* records when opened for reading */
+  struct noted *noted; /* deferred blocks, in the order they came */
+  int nnoted, noted_cap;
+};
+
+/* A deferred block: where it goes and the caller's array it is read from. */
+struct noted {
+  int varid;
+  int64_t frame, start[TSR_MAX_DIMS], count[TSR_MAX_DIMS];
+  const void *buf;
+  int64_t mshape[TSR_MAX_DIMS], moffset[TSR_MAX_DIMS];
+  int in_array; /* the block sits inside a larger array (mshape, moffset) */
 };
 
 static int nc_fail(tsr__berr *err, int status, int sys_errno, const char *call,
@@ -43,6 +61,7 @@ static void free_file(tsr__bfile *bf) {
   free(bf->vars);
   free(bf->sumlen);
   free(bf->scratch);
+  free(bf->noted);
   free(bf);
 }
 
@@ -120,16 +139,9 @@ static int scratch_fit(tsr__bfile *bf, size_t bytes, const tsr__bvar *v, tsr__be
   return tsr__nc_scratch_fit(&bf->scratch, &bf->scratch_cap, bytes, v->name, err);
 }
 
-static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
-                               const int64_t count[], const void *buf, tsr__memview mem,
-                               tsr__berr *err) {
-  const tsr__bvar *v = NULL;
-  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
-                            bf->path, &v, err);
-  if (rc) return rc;
-  int64_t n = tsr__block_elems(v->nd, count);
-  if (n == 0) return 0; /* nothing to write; NetCDF would accept it, but why call */
-
+/* Write one block now (nc_put_vara), @p v checked by the caller. */
+static int put_block(tsr__bfile *bf, const tsr__bvar *v, int64_t frame, const int64_t start[],
+                     const int64_t count[], const void *buf, tsr__memview mem, tsr__berr *err) {
   size_t st[TSR_MAX_DIMS], ct[TSR_MAX_DIMS];
   tsr__nc_corners(v, frame, start, count, st, ct);
 
@@ -142,12 +154,66 @@ static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const i
   return 0;
 }
 
-static int64_t tsr__nc_pending_bytes(const tsr__bfile *bf) {
-  (void)bf; /* nc_put_vara has handed the data to NetCDF when it returns */
+/* Keep a deferred block for write_noted: its corners and its view are
+ * copied (the view's offsets live on the strategy's stack). */
+static int note_block(tsr__bfile *bf, const tsr__bvar *v, int varid, int64_t frame,
+                      const int64_t start[], const int64_t count[], const void *buf,
+                      tsr__memview mem, tsr__berr *err) {
+  if (bf->nnoted == bf->noted_cap) {
+    int cap = bf->noted_cap ? 2 * bf->noted_cap : 64;
+    struct noted *grown = realloc(bf->noted, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return tsr__berr_plain(err, TSR_ENOMEM, LIB, "out of memory noting a block of %s (path %s)",
+                             v->name, bf->path);
+    bf->noted = grown;
+    bf->noted_cap = cap;
+  }
+  struct noted *b = &bf->noted[bf->nnoted++];
+  *b = (struct noted){.varid = varid, .frame = frame, .buf = buf, .in_array = mem.mshape != NULL};
+  for (int i = 0; i < v->nd; i++) {
+    b->start[i] = start[i];
+    b->count[i] = count[i];
+    if (mem.mshape) {
+      b->mshape[i] = mem.mshape[i];
+      b->moffset[i] = mem.moffset[i];
+    }
+  }
   return 0;
 }
 
+/* Write the deferred blocks, in the order they came; after a failure the
+ * rest are dropped (the file is removed at close). */
+static int write_noted(tsr__bfile *bf, tsr__berr *err) {
+  int rc = 0;
+  for (int k = 0; k < bf->nnoted && !rc; k++) {
+    const struct noted *b = &bf->noted[k];
+    tsr__memview mem = {b->in_array ? b->mshape : NULL, b->in_array ? b->moffset : NULL, 0};
+    rc = put_block(bf, &bf->vars[b->varid], b->frame, b->start, b->count, b->buf, mem, err);
+  }
+  bf->nnoted = 0;
+  return rc;
+}
+
+static int tsr__nc_write_block(tsr__bfile *bf, int varid, int64_t frame, const int64_t start[],
+                               const int64_t count[], const void *buf, tsr__memview mem,
+                               tsr__berr *err) {
+  const tsr__bvar *v = NULL;
+  int rc = tsr__block_check(bf->vars, bf->nvars, varid, frame, start, count, buf, mem, LIB,
+                            bf->path, &v, err);
+  if (rc) return rc;
+  if (tsr__block_elems(v->nd, count) == 0) return 0; /* NetCDF would accept it, but why call */
+  if (mem.deferred) return note_block(bf, v, varid, frame, start, count, buf, mem, err);
+  return put_block(bf, v, frame, start, count, buf, mem, err);
+}
+
+static int64_t tsr__nc_pending_bytes(const tsr__bfile *bf) {
+  (void)bf; /* nc_put_vara has handed the data to NetCDF when it returns; */
+  return 0; /* deferred blocks are the caller's arrays, no copy */
+}
+
 static int tsr__nc_flush(tsr__bfile *bf, tsr__berr *err) {
+  int rc = write_noted(bf, err);
+  if (rc) return rc;
   errno = 0;
   int st = nc_sync(bf->ncid);
   return st ? nc_fail(err, st, errno, "nc_sync", bf, NULL, NULL) : 0;
@@ -155,11 +221,12 @@ static int tsr__nc_flush(tsr__bfile *bf, tsr__berr *err) {
 
 static int tsr__nc_close(tsr__bfile *bf, tsr__berr *err) {
   if (!bf) return 0;
+  int rc = write_noted(bf, err);
   errno = 0;
   /* nc_close writes NetCDF's last buffered page, so it can be where a full
    * disk or a file size limit shows up. */
   int st = nc_close(bf->ncid);
-  int rc = st ? nc_fail(err, st, errno, "nc_close", bf, NULL, NULL) : 0;
+  if (!rc && st) rc = nc_fail(err, st, errno, "nc_close", bf, NULL, NULL);
   free_file(bf);
   return rc;
 }
@@ -256,7 +323,8 @@ static int64_t tsr__nc_num_records(const tsr__bfile *bf) { return bf->nrecs; }
  * and NetCDF moves the data behind it: correct, and slow. */
 static int tsr__nc_annotate(tsr__bfile *bf, const char *name, char *const texts[],
                             tsr__berr *err) {
-  int st = 0, indef = 0;
+  int st = write_noted(bf, err), indef = 0; /* the data before a header that may move them */
+  if (st) return st;
   for (int v = 0; v < bf->nvars && !st; v++) {
     if (!texts[v]) continue;
     size_t len = bf->sumlen ? bf->sumlen[v] : 0;

@@ -123,6 +123,11 @@ struct tsr_file {
   /* Non-NULL for a file opened by tsr_open (src/api/read.c): read-only, in
    * data mode, with no strategy (strategy stays NULL). */
   struct tsr__reader *reader;
+  /* 1 while a strategy's put runs on the caller's own array under
+   * put_mode=deferred (api/file.c sets it): the backend may write from it
+   * up to the file's next flush or close. 0 for a buffer the API layer
+   * packed or converted into, which the next put reuses or frees. */
+  int put_lent;
   void *pack;        /* scratch for decompositions with a canon (handle/decomp_map.c) */
   int64_t pack_cap;
   struct tsr__rstream *reduce; /* the reduce= stream the file feeds (core/reduce.c), or NULL */

@@ -44,9 +44,9 @@ static int d_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
   int64_t moff[TSR_MAX_DIMS];
   tsr__memview mem = tsr__decomp_tile_view(d, moff);
   /* put_mode=deferred: the caller keeps buf until flush/close, so the
-   * backend may write from it instead of copying it now. Not so a buffer
-   * the API layer packed a map or memory order into: the next put reuses it. */
-  mem.deferred = f->hints.put_mode_deferred && buf != f->pack;
+   * backend may write from it instead of copying it now (not a buffer the
+   * API layer packed or converted into: f->put_lent says which). */
+  mem.deferred = f->put_lent;
   if (d->tiles.flat) /* runs packed in index order: each run is a few boxes */
     rc = tsr__write_runs(&s->sink, varid, frame, d, buf, es);
   else if (d->my_elems > 0)

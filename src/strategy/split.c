@@ -145,14 +145,24 @@ static int sp_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, co
       return TSR_ESHAPE;
   if (s->piece_var[varid] < 0) return 0;
   int64_t start[TSR_MAX_DIMS] = {0}, moff[TSR_MAX_DIMS];
-  return tsr__sink_write(&s->sink, s->piece_var[varid], frame, start, d->tile.count, buf,
-                         tsr__decomp_tile_view(d, moff));
+  tsr__memview mem = tsr__decomp_tile_view(d, moff);
+  /* put_mode=deferred: the piece's backend writes the caller's array at the
+   * flush that ends the frame, so the agreement after this put waits for no
+   * write (serial NetCDF; backend/netcdf.c). */
+  mem.deferred = f->put_lent;
+  return tsr__sink_write(&s->sink, s->piece_var[varid], frame, start, d->tile.count, buf, mem);
 }
 
 static int sp_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   split_state *s = f->sdata;
   if (s->piece_var[varid] < 0) return 0;
-  return tsr__sink_write_whole(&s->sink, s->piece_var[varid], frame, buf);
+  /* Deferred like the tiles, so the piece is written in the puts' order: a
+   * later frame's Times written first would extend the file, and NetCDF
+   * would read back every page of the frames before it to write them. */
+  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
+  tsr__var_shape(&s->piece, s->piece_var[varid], count);
+  return tsr__sink_write(&s->sink, s->piece_var[varid], frame, start, count, buf,
+                         (tsr__memview){.deferred = f->put_lent});
 }
 
 static int sp_flush(tsr_file *f) { return tsr__sink_flush(&((split_state *)f->sdata)->sink); }

@@ -163,10 +163,15 @@ static int busy(tsr_ctx *ctx) {
 }
 
 /* The directory is a small tmpfs (full_disk.sh): the data does not fit. */
-static int nospace(tsr_ctx *ctx, const char *strategy) {
-  char path[600], fin[640], tmp[700], hints[96];
-  snprintf(path, sizeof path, "%s/nospace_%s_np%d.nc", g_dir, strategy, g_size);
-  snprintf(hints, sizeof hints, "strategy=%s:buffer_bytes=0", strategy);
+static int nospace(tsr_ctx *ctx, const char *scenario) {
+  char path[600], fin[640], tmp[700], hints[96], strategy[32];
+  /* split_deferred: split's pieces written at the close (put_mode=deferred),
+   * so the full disk shows there */
+  int deferred = strcmp(scenario, "split_deferred") == 0;
+  snprintf(strategy, sizeof strategy, "%s", deferred ? "split" : scenario);
+  snprintf(path, sizeof path, "%s/nospace_%s_np%d.nc", g_dir, scenario, g_size);
+  snprintf(hints, sizeof hints, "strategy=%s:buffer_bytes=0%s", strategy,
+           deferred ? ":put_mode=deferred" : "");
   final_name(fin, sizeof fin, path, strategy);
   with_suffix(tmp, sizeof tmp, fin, ".tessera-tmp");
   field x = {0};

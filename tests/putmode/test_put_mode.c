@@ -2,7 +2,11 @@
  * or tsr_close and Tessera may write from it without a copy. Scenarios (one
  * per strategy): write three frames from three buffers with deferred puts,
  * flush, then scribble over the buffers: the file must hold the values as
- * they were at the puts, exactly as a put_mode=copy file does. Deferred puts
+ * they were at the puts, exactly as a put_mode=copy file does. A second
+ * variable comes from double memory (tsr_put_typed): the floats Tessera
+ * converts them into are its own, so they must not be left to the flush. A
+ * third, replicated (tsr_put_global), is put before the others in each
+ * frame, from a buffer of its own per frame. Deferred puts
  * count against buffer_bytes like copies (a wait over more than 2 GiB per rank
  * fails in PnetCDF): with buffer_bytes=1k the pending bytes never exceed one
  * block, and the file is the same. Usage:
@@ -27,50 +31,81 @@ static int write_file(tsr_ctx *ctx, const char *path, const char *hints, int scr
     tsr_decomp_free(&d);
     return rc;
   }
-  int dt, dy, dx, v;
+  int dt, dy, dx, v, w, gv;
   tsr_def_dim(f, "Time", TSR_UNLIMITED, &dt);
   tsr_def_dim(f, "y", NY, &dy);
   tsr_def_dim(f, "x", NX, &dx);
   tsr_def_var(f, "v", TSR_FLOAT, 3, (int[]){dt, dy, dx}, &v);
   tsr_def_var_decomp(f, v, d);
+  tsr_def_var(f, "w", TSR_FLOAT, 3, (int[]){dt, dy, dx}, &w);
+  tsr_def_var_decomp(f, w, d);
+  tsr_def_var(f, "g", TSR_FLOAT, 2, (int[]){dt, dx}, &gv);
   rc = tsr_enddef(f);
-  float *buf[NT];
+  size_t n = (size_t)mc[0] * (size_t)mc[1];
+  float *buf[NT], gbuf[NT][NX];
+  double *dbuf[NT];
   for (int t = 0; t < NT; t++) {
-    buf[t] = malloc((size_t)mc[0] * (size_t)mc[1] * sizeof(float));
+    for (int i = 0; i < NX; i++) gbuf[t][i] = value(t, 0, i) + 0.5f;
+    if (!rc) rc = tsr_put_global(f, gv, t, gbuf[t]);
+    buf[t] = malloc(n * sizeof(float));
+    dbuf[t] = malloc(n * sizeof(double));
     for (int64_t j = 0; j < mc[0]; j++)
-      for (int64_t i = 0; i < mc[1]; i++)
+      for (int64_t i = 0; i < mc[1]; i++) {
         buf[t][j * mc[1] + i] = value(t, ms[0] + j, ms[1] + i);
+        dbuf[t][j * mc[1] + i] = -value(t, ms[0] + j, ms[1] + i);
+      }
     if (!rc) rc = tsr_put(f, v, t, NULL, buf[t]);
+    if (!rc) rc = tsr_put_typed(f, w, t, NULL, TSR_DOUBLE, dbuf[t]);
   }
   if (!rc) rc = tsr_flush(f);
   /* The promise ends at the flush: what happens to the buffers now must not
    * reach the file. */
-  if (scribble)
-    for (int t = 0; t < NT; t++) memset(buf[t], 0x7f, (size_t)mc[0] * (size_t)mc[1] * sizeof(float));
+  for (int t = 0; scribble && t < NT; t++) {
+    memset(buf[t], 0x7f, n * sizeof(float));
+    memset(dbuf[t], 0x7f, n * sizeof(double));
+    memset(gbuf[t], 0x7f, sizeof gbuf[t]);
+  }
   int rc2 = tsr_close(&f);
-  for (int t = 0; t < NT; t++) free(buf[t]);
+  for (int t = 0; t < NT; t++) {
+    free(buf[t]);
+    free(dbuf[t]);
+  }
   tsr_decomp_free(&d);
   return rc ? rc : rc2;
 }
 
-static void check_file(tsr_ctx *ctx, const char *path) {
+/* The file (split: its pieces, read as one) holds v and w = -v exactly. */
+static void check_file(tsr_ctx *ctx, const char *path, const char *read_hints) {
   tsr_file *f = NULL;
-  TSR_CHECKF(tsr_open(ctx, path, NULL, &f) == 0, "cannot open %s: %s", path, tsr_last_error());
+  TSR_CHECKF(tsr_open(ctx, path, read_hints, &f) == 0, "cannot open %s: %s", path,
+             tsr_last_error());
   if (!f) return;
-  int v = -1;
-  TSR_CHECK_OK(tsr_inq_varid(f, "v", &v));
+  static const char *const names[] = {"v", "w"};
   static float all[NY * NX];
-  for (int t = 0; t < NT; t++) {
-    TSR_CHECK_OK(tsr_get(f, v, t, NULL, all));
-    int bad = 0;
-    for (int j = 0; j < NY && !bad; j++)
-      for (int i = 0; i < NX && !bad; i++)
-        if (all[j * NX + i] != value(t, j, i)) {
-          TSR_CHECKF(0, "%s frame %d (%d,%d): %g, want %g", path, t, j, i,
-                     (double)all[j * NX + i], (double)value(t, j, i));
-          bad = 1;
-        }
-    if (!bad) TSR_CHECK(1);
+  for (int k = 0; k < 2; k++) {
+    int v = -1;
+    TSR_CHECK_OK(tsr_inq_varid(f, names[k], &v));
+    float sign = k ? -1.0f : 1.0f;
+    for (int t = 0; t < NT && v >= 0; t++) {
+      TSR_CHECK_OK(tsr_get(f, v, t, NULL, all));
+      int bad = 0;
+      for (int j = 0; j < NY && !bad; j++)
+        for (int i = 0; i < NX && !bad; i++)
+          if (all[j * NX + i] != sign * value(t, j, i)) {
+            TSR_CHECKF(0, "%s %s frame %d (%d,%d): %g, want %g", path, names[k], t, j, i,
+                       (double)all[j * NX + i], (double)(sign * value(t, j, i)));
+            bad = 1;
+          }
+      if (!bad) TSR_CHECK(1);
+    }
+  }
+  int g = -1;
+  TSR_CHECK_OK(tsr_inq_varid(f, "g", &g));
+  for (int t = 0; t < NT && g >= 0; t++) {
+    TSR_CHECK_OK(tsr_get(f, g, t, NULL, all));
+    for (int i = 0; i < NX; i++)
+      TSR_CHECKF(all[i] == value(t, 0, i) + 0.5f, "%s g frame %d (%d): %g, want %g", path, t, i,
+                 (double)all[i], (double)(value(t, 0, i) + 0.5f));
   }
   TSR_CHECK_OK(tsr_close(&f));
 }
@@ -95,7 +130,7 @@ static void run(const char *strategy) {
       break;
     }
     TSR_CHECK_OK(rc);
-    if (!rc) check_file(ctx, path);
+    if (!rc) check_file(ctx, path, strcmp(strategy, "split") ? NULL : "strategy=split");
     if (m == 0 && strcmp(strategy, "direct") == 0) {
       tsr_stats st;
       TSR_CHECK_OK(tsr_get_stats(ctx, &st));
@@ -114,11 +149,12 @@ static void run(const char *strategy) {
 static void serial(void) { run("serial"); }
 static void direct(void) { run("direct"); }
 static void aggregate(void) { run("aggregate"); }
+static void split(void) { run("split"); }
 
-/* (split pieces are read back by tessera join, not tsr_open; split writes
- * synchronously, so put_mode does not change it.) */
-static const tsr_test_scenario SCENARIOS[] = {
-    {"serial", serial, 0}, {"direct", direct, 0}, {"aggregate", aggregate, 0}};
+static const tsr_test_scenario SCENARIOS[] = {{"serial", serial, 0},
+                                              {"direct", direct, 0},
+                                              {"aggregate", aggregate, 0},
+                                              {"split", split, 0}};
 
 int main(int argc, char **argv) {
   return tsr_test_main(argc, argv, "put_mode", SCENARIOS,
