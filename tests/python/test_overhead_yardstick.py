@@ -80,14 +80,15 @@ def test_overhead_against_the_yardstick(tmp_path, capsys):
     if build.returncode != 0:
         pytest.skip(f"the yardstick does not build here: {build.stderr[-300:]}")
     rc = overhead.main(["--bench", str(BENCH), "--out", str(tmp_path / "o"), "--np", "2",
-                        "--repeat", "2", "--strategies", "serial,split", "--nx", "32",
+                        "--repeat", "2", "--strategies", "serial,split,split_deferred", "--nx", "32",
                         "--ny", "24", "--nz", "4", "--steps", "2", "--output-every", "1",
-                        "--sweeps", "0", "--frames-per-file", "3", "--halo", "0",
+                        "--sweeps", "0", "--frames-per-file", "3", "--halo", "0", "--refill",
                         "--schema", str(ANCHOR), "--yardstick", str(prog), "--no-check"])
     out = capsys.readouterr().out
     assert rc == 0, out
     ratio = r"\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)"
     for side, method, goal in (("serial", "gather", "1.10"), ("split", "split", "1.10"),
+                               ("split_deferred", "split", "1.10"),
                                ("plain:gather", "gather", "1.05"),
                                ("plain:split", "split", "1.05")):
         assert re.search(rf"^{re.escape(side)}\s+{method}\s+2\s+\S+\s+\S+\s+{ratio}\s+{goal}\s+"
