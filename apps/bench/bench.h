@@ -156,7 +156,6 @@ typedef struct bench_config {
   int nocolons;             /* '_' for ':' in file names */
   char plain[16];           /* --plain METHOD: "" = through Tessera */
   int check, dry_run, quiet;
-  int refill; /* --refill: the fields written again before every output (compute time) */
   int xzy;   /* --memory-order xzy: 3-D fields held as WRF's a(i,k,j) */
   int cells; /* --decomp cells: shuffled horizontal points through an index map */
   int inject_error; /* test hook: one wrong value in the first output */

@@ -88,25 +88,10 @@ static int exit_code_of(int tsr_rc) {
 static int restart_due(const bench_config *c, int step) {
   return bench_every_due(c->restart_every, c->restart_every_s, c->dt, step);
 }
-/* A history output. --refill: the model writes its fields first, outside
- * output time. Arrays whose pages were last written long before are slow
- * to write to on some machines (PnetCDF byte-swaps the caller's array in
- * place, so its sides pay for it inside the clock, 2-3x at 2 ranks on the
- * development VM), and every model step rewrites them, as the yardstick
- * does before every frame: without a stencil (--sweeps 0) this does it. */
-static int model_output(bench_run *run, int index) {
-  if (run->cfg.refill) {
-    double t0 = MPI_Wtime();
-    bench_atmos_fill_fields(run);
-    run->tm.compute_s += MPI_Wtime() - t0;
-  }
-  return bench_output(run, index);
-}
-
 static int run_model(bench_run *run) {
   const bench_config *c = &run->cfg;
   int first = run->start_step, rc = 0;
-  if (first == 0) rc = model_output(run, 0);
+  if (first == 0) rc = bench_output(run, 0);
   if (rc == 0 && first == 0 && c->write_input) rc = bench_input_write(run);
   for (int step = first + 1; step <= c->steps && rc == 0; step++) {
     /* --compute-change: the model's weight changes mid-run (strategy=auto
@@ -118,7 +103,7 @@ static int run_model(bench_run *run) {
       return TSR_EMPI;
     }
     run->tm.compute_s += MPI_Wtime() - t0;
-    if (bench_output_due(c, step)) rc = model_output(run, bench_output_index(c, step));
+    if (bench_output_due(c, step)) rc = bench_output(run, bench_output_index(c, step));
     if (rc == 0 && restart_due(c, step)) rc = bench_restart_write(run, step);
   }
   run->tm.last_step_end = MPI_Wtime();

@@ -32,9 +32,6 @@ static const char usage[] =
     "  --halo N               halo width of the model's arrays: 1 (default), or 0 for\n"
     "                         contiguous tiles as a program without a stencil holds\n"
     "                         them (with --sweeps 0 or --steps 0)\n"
-    "  --refill               write every field again before every output (compute\n"
-    "                         time), as a model's step does and the hand-written\n"
-    "                         yardstick does before every frame; for --sweeps 0\n"
     "  --sweeps N             substeps per step, each a halo exchange and a stencil\n"
     "                         sweep: the compute weight (default 2)\n"
     "  --compute-change STEP:SWEEPS  from step STEP on, SWEEPS substeps per step:\n"
@@ -55,9 +52,7 @@ static const char usage[] =
     "                         libraries' own calls: gather (MPI_Gatherv + serial\n"
     "                         NetCDF), split (a NetCDF file per rank), pnetcdf (iput +\n"
     "                         wait_all per frame), pnetcdf-bput, pnetcdf-vara\n"
-    "                         (put_vara_all per variable); hints are not used\n";
-/* The rest (one string would pass the 4,095 characters C guarantees). */
-static const char usage_more[] =
+    "                         (put_vara_all per variable); hints are not used\n"
     "  --namelist FILE        read WRF's namelist.input (&time_control, &domains,\n"
     "                         &namelist_quilt); command-line options win\n"
     "  --domain N             the namelist's domain N (1 to max_dom): its columns of\n"
@@ -136,7 +131,7 @@ enum {
   OPT_DT, OPT_DX, OPT_DY, OPT_START, OPT_SCHEMA, OPT_OUT, OPT_JSON, OPT_HINTS, OPT_NAMELIST, OPT_DOMAIN,
   OPT_RESTART_EVERY, OPT_RESTART, OPT_INPUT, OPT_WRITE_INPUT, OPT_NOCOLONS, OPT_CHECK,
   OPT_DRY_RUN, OPT_INJECT, OPT_PLAIN, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_MEMORY_ORDER, OPT_DECOMP,
-  OPT_HALO, OPT_COMPUTE_CHANGE, OPT_REDUCE, OPT_REFILL
+  OPT_HALO, OPT_COMPUTE_CHANGE, OPT_REDUCE
 };
 
 static const struct option long_options[] = {
@@ -172,7 +167,6 @@ static const struct option long_options[] = {
     {"memory-order", required_argument, NULL, OPT_MEMORY_ORDER},
     {"decomp", required_argument, NULL, OPT_DECOMP},
     {"check", no_argument, NULL, OPT_CHECK},
-    {"refill", no_argument, NULL, OPT_REFILL},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"inject-error", no_argument, NULL, OPT_INJECT},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -268,15 +262,11 @@ static int apply_option(bench_config *c, int opt, const char *name, const char *
     snprintf(err, errlen, "--decomp is box or cells, got '%s'", val);
     return -1;
   case OPT_CHECK: c->check = 1; return 0;
-  case OPT_REFILL: c->refill = 1; return 0;
   case OPT_DRY_RUN: c->dry_run = 1; return 0;
   case OPT_INJECT: c->inject_error = 1; return 0;
   case OPT_QUIET: c->quiet = 1; return 0;
   case OPT_VERSION: printf("tessera-bench %s\n", BENCH_VERSION); return 1;
-  case OPT_HELP:
-    fputs(usage, stdout);
-    fputs(usage_more, stdout);
-    return 1;
+  case OPT_HELP: fputs(usage, stdout); return 1;
   }
   snprintf(err, errlen, "internal error: option %d", opt);
   return -1;

@@ -106,9 +106,6 @@ def parser() -> argparse.ArgumentParser:
     a("--frames-per-file", type=int, default=1, help="bench --frames-per-file (1)")
     a("--halo", type=int, default=1, choices=(0, 1),
       help="bench --halo: 0 holds contiguous tiles, as the yardstick does (1)")
-    a("--refill", action="store_true",
-      help="bench --refill: every field written again before every output, outside "
-           "output time, as the yardstick does before every frame (for --sweeps 0)")
     a("--yardstick", metavar="PROGRAM",
       help="wrfout_bench built from ../shared/bench/wrfout_bench.c: also time the "
            "hand-written program on the same bytes")
@@ -130,8 +127,6 @@ def bench_argv(args, side: str, out: Path, check: bool, np: int = 0) -> list:
             "--quiet", "--out", str(out / "files"), "--json", str(out / "run.json")]
     if args.halo != 1:  # an older build (--against) knows no --halo
         argv += ["--halo", str(args.halo)]
-    if args.refill:  # only asked for: an older build (--against) may not know it
-        argv += ["--refill"]
     if args.schema:
         argv += ["--schema", args.schema]
     if args.yardstick and np:  # the yardstick's tiles: the same bytes on every rank

@@ -82,7 +82,7 @@ def test_overhead_against_the_yardstick(tmp_path, capsys):
     rc = overhead.main(["--bench", str(BENCH), "--out", str(tmp_path / "o"), "--np", "2",
                         "--repeat", "2", "--strategies", "serial,split,split_deferred", "--nx", "32",
                         "--ny", "24", "--nz", "4", "--steps", "2", "--output-every", "1",
-                        "--sweeps", "0", "--frames-per-file", "3", "--halo", "0", "--refill",
+                        "--sweeps", "0", "--frames-per-file", "3", "--halo", "0",
                         "--schema", str(ANCHOR), "--yardstick", str(prog), "--no-check"])
     out = capsys.readouterr().out
     assert rc == 0, out
