@@ -232,7 +232,7 @@ int bench_output(bench_run *run, int t) {
   }
   /* put_mode=deferred: the promise ends here, before the next step changes
    * the fields (the hand-written program waits once per frame too). */
-  if (!run->cfg.plain[0] && run->flush_each_output) {
+  if (run->flush_each_output) { /* set by define_file, never for --plain */
     TSR_TIMED(run, rc, tsr_flush(run->file));
     if (rc) return report(run, rc, "tsr_flush", run->files[run->nfiles - 1].path);
   }

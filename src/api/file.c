@@ -500,9 +500,8 @@ int tsr_put_typed(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, ts
     if (f->strategy->put_f64) {
       f->put_lent = f->hints.put_mode_deferred && src == buf;
       ran = f->strategy->put_f64(f, varid, frame, sd, src);
-    } else { /* the floats are ours, freed below: never lent */
+    } else { /* the floats are ours, freed below: never lent (put_lent stays 0) */
       for (int64_t i = 0; copy && i < n; i++) copy[i] = (float)((const double *)src)[i];
-      f->put_lent = f->hints.put_mode_deferred && !copy && src == buf;
       ran = f->strategy->put(f, varid, frame, sd, copy ? (const void *)copy : src);
     }
     f->put_lent = 0;

@@ -137,10 +137,10 @@ int tsr__sink_write(tsr__sink *s, int varid, int64_t frame, const int64_t start[
   return rc;
 }
 
-int tsr__sink_write_whole(tsr__sink *s, int varid, int64_t frame, const void *buf) {
+int tsr__sink_write_whole(tsr__sink *s, int varid, int64_t frame, const void *buf, int lent) {
   int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
   tsr__var_shape(s->schema, varid, count);
-  return tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){0});
+  return tsr__sink_write(s, varid, frame, start, count, buf, (tsr__memview){.deferred = lent});
 }
 
 int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t start[],

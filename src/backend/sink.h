@@ -64,8 +64,10 @@ int tsr__sink_whole_levels(const tsr__sink *s);
  * start/count cover the non-record dimensions. Counted as one request. */
 int tsr__sink_write(tsr__sink *s, int varid, int64_t frame, const int64_t start[],
                     const int64_t count[], const void *buf, tsr__memview mem);
-/* The whole frame of a variable (replicated data, e.g. WRF's Times). */
-int tsr__sink_write_whole(tsr__sink *s, int varid, int64_t frame, const void *buf);
+/* The whole frame of a variable (replicated data, e.g. WRF's Times).
+ * @p lent: buf is the caller's own array under put_mode=deferred (as
+ * tsr__memview.deferred), which the backend may write from later. */
+int tsr__sink_write_whole(tsr__sink *s, int varid, int64_t frame, const void *buf, int lent);
 /* A block of the variable's fill value (points no rank owns). */
 int tsr__sink_write_fill(tsr__sink *s, int varid, int64_t frame, const int64_t start[],
                          const int64_t count[]);

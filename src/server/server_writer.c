@@ -274,7 +274,8 @@ int tsr__srv_putg(tsr__srv_server *s, const tsr__wire_hdr *h, tsr__wire_reply *r
   int64_t bytes = tsr__var_frame_elems(&sf->schema, h->varid) * (int64_t)tsr__type_size(v->type);
   if (!rc && s->in.len != (int64_t)sizeof *h + bytes) rc = TSR_EINVAL;
   if (!rc)
-    rc = tsr__sink_write_whole(&sf->sink, h->varid, h->frame, (const char *)s->in.p + sizeof *h);
+    rc = tsr__sink_write_whole(&sf->sink, h->varid, h->frame,
+                               (const char *)s->in.p + sizeof *h, 0);
   /* Parallel: only the root saw this op; the error is agreed at the next
    * collective point. */
   if (rc && sf->parallel) sf->lerr = rc;

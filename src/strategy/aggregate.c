@@ -105,7 +105,8 @@ static int a_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
 
 static int a_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   agg_state *s = f->sdata;
-  int rc = f->ctx->rank == s->writers[0] ? tsr__sink_write_whole(&s->sink, varid, frame, buf) : 0;
+  int rc =
+      f->ctx->rank == s->writers[0] ? tsr__sink_write_whole(&s->sink, varid, frame, buf, 0) : 0;
   int frc = put_done(s);
   return rc ? rc : frc;
 }

@@ -63,7 +63,7 @@ static int d_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) 
   int64_t bytes = tsr__var_frame_elems(&f->schema, varid) *
                   (int64_t)tsr__type_size(f->schema.vars[varid].type);
   int rc = make_room(f, s, f->ctx->rank == 0 ? bytes : 0);
-  if (!rc && f->ctx->rank == 0) rc = tsr__sink_write_whole(&s->sink, varid, frame, buf);
+  if (!rc && f->ctx->rank == 0) rc = tsr__sink_write_whole(&s->sink, varid, frame, buf, 0);
   return rc;
 }
 

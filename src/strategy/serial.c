@@ -60,7 +60,7 @@ static int s_put(tsr_file *f, int varid, int64_t frame, const tsr_decomp *d, con
 static int s_put_global(tsr_file *f, int varid, int64_t frame, const void *buf) {
   serial_state *s = f->sdata;
   if (f->ctx->rank != s->writer) return 0;
-  return tsr__sink_write_whole(&s->sink, varid, frame, buf);
+  return tsr__sink_write_whole(&s->sink, varid, frame, buf, 0);
 }
 
 static int s_flush(tsr_file *f) { return tsr__sink_flush(&((serial_state *)f->sdata)->sink); }

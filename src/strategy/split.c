@@ -159,10 +159,7 @@ static int sp_put_global(tsr_file *f, int varid, int64_t frame, const void *buf)
   /* Deferred like the tiles, so the piece is written in the puts' order: a
    * later frame's Times written first would extend the file, and NetCDF
    * would read back every page of the frames before it to write them. */
-  int64_t start[TSR_MAX_DIMS] = {0}, count[TSR_MAX_DIMS];
-  tsr__var_shape(&s->piece, s->piece_var[varid], count);
-  return tsr__sink_write(&s->sink, s->piece_var[varid], frame, start, count, buf,
-                         (tsr__memview){.deferred = f->put_lent});
+  return tsr__sink_write_whole(&s->sink, s->piece_var[varid], frame, buf, f->put_lent);
 }
 
 static int sp_flush(tsr_file *f) { return tsr__sink_flush(&((split_state *)f->sdata)->sink); }
