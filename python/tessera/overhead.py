@@ -23,8 +23,9 @@ verified), so a plain file that differs from Tessera's fails the command;
 
 With --yardstick PROGRAM (wrfout_bench built from ../shared/bench/, code we did
 not write; overhead_yardstick.py) every repeat also runs the hand-written
-program on the same bytes (--schema in its form, every output in one file),
-and a second table gives Tessera / hand-written and --plain / hand-written
+program on the same bytes (--schema in its form gives the fields, every
+output in one file; the bench replays the header the program itself writes,
+so that the data lies at the same offsets in both files), and a second table gives Tessera / hand-written and --plain / hand-written
 for each strategy and plain method, with the goals of issue 24 (1.10 and
 1.05). --drop-caches syncs and drops the page cache before every run (root),
 so that no run pays for the dirty pages of the one before.
@@ -102,7 +103,8 @@ def parser() -> argparse.ArgumentParser:
            "the default size)")
     a("--json", help="also write the records and the summary to this file")
     a("--schema", help="bench --schema: a CDL header to replay (with --yardstick, one in its "
-                       "form, e.g. ../shared/bench/anchor12x30.cdl)")
+                       "form, e.g. ../shared/bench/anchor12x30.cdl, gives the fields, and the "
+                       "bench replays the header the yardstick writes for them)")
     a("--frames-per-file", type=int, default=1, help="bench --frames-per-file (1)")
     a("--halo", type=int, default=1, choices=(0, 1),
       help="bench --halo: 0 holds contiguous tiles, as the yardstick does (1)")
@@ -127,8 +129,9 @@ def bench_argv(args, side: str, out: Path, check: bool, np: int = 0) -> list:
             "--quiet", "--out", str(out / "files"), "--json", str(out / "run.json")]
     if args.halo != 1:  # an older build (--against) knows no --halo
         argv += ["--halo", str(args.halo)]
-    if args.schema:
-        argv += ["--schema", args.schema]
+    schema = side_schema(args, side)
+    if schema:
+        argv += ["--schema", schema]
     if args.yardstick and np:  # the yardstick's tiles: the same bytes on every rank
         px, py = hand.process_grid(np)
         argv += ["--px", str(px), "--py", str(py)]
@@ -139,6 +142,18 @@ def bench_argv(args, side: str, out: Path, check: bool, np: int = 0) -> list:
     else:
         argv += ["--hints", PAIRS[side.removeprefix("old:")][0]]
     return argv + (["--check"] if check else [])
+
+
+def side_schema(args, side: str) -> str | None:
+    """The schema a side replays: with --yardstick, the header the
+    yardstick writes with the side's counterpart method (yardstick_headers),
+    else --schema."""
+    headers = getattr(args, "yardstick_headers", None)
+    if not headers:
+        return args.schema
+    name = side.split(":", 1)[1] if side.startswith(("plain:", "old:", "with:")) else side
+    method = hand.PLAIN_METHOD[name] if side.startswith("plain:") else hand.METHOD[name]
+    return str(headers[method])
 
 
 def run_side(args, bench: str, np: int, side: str, out: Path, env: dict, check: bool) -> dict:
@@ -373,16 +388,20 @@ def main(argv=None) -> int:
     bench = bench_or_say("overhead", args.bench)
     if not bench:
         return 2
+    env = dict(os.environ)
+    env.pop("TESSERA_HINTS", None)  # each side runs with its own hints
+    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
     case = None
     if args.yardstick:
         try:
             case = yardstick_case(args)
+            methods = sorted({hand.METHOD[n] for n in names})
+            args.yardstick_headers = {
+                m: hand.own_header(mpiexec_command(args.mpiexec, 1), args.yardstick, m, case,
+                                   out, env, args.timeout) for m in methods}
         except (ValueError, OSError) as e:
             print(f"tessera overhead: {e}", file=sys.stderr)
             return 2
-    env = dict(os.environ)
-    env.pop("TESSERA_HINTS", None)  # each side runs with its own hints
-    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
     cores = os.cpu_count() or 1
     sides = names + sorted({"plain:" + PAIRS[n][1] for n in names})
     if case:
@@ -401,6 +420,9 @@ def main(argv=None) -> int:
           f"every {args.output_every} ({args.steps // args.output_every + 1} outputs), "
           f"{args.repeat} interleaved repeats, {','.join(map(str, nps))} processes on "
           f"{cores} cores", flush=True)
+    for method, cdl in sorted(getattr(args, "yardstick_headers", {}).items()):
+        print(f"  the bench's sides against {method} replay the header {args.yardstick} writes "
+              f"with it: {cdl}", flush=True)
     records: dict = {}
     count = Countdown(len(nps) * args.repeat * len(sides))
     for np in nps:

@@ -12,6 +12,7 @@ the maximum over ranks), which is what the bench reports as
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -72,6 +73,38 @@ def run(launcher: list, program: str, method: str, case: dict, out: Path, env: d
     except (OSError, subprocess.TimeoutExpired) as e:
         text, rec = str(e), {"error": str(e)}
     return rec, cmd, text
+
+
+def own_header(launcher: list, program: str, method: str, case: dict, out: Path, env: dict,
+               timeout: float) -> Path:
+    """The CDL header of the file the yardstick writes with METHOD, for the
+    bench to replay: the program run on one rank of a 4 x 4 grid with no
+    frame (`--frames 0`; the bench resizes the grid and its attributes from
+    its own --nx --ny --nz), read back with `ncdump -h`. The fields of a
+    schema in the yardstick's form are not its header: anchor12x30.cdl lacks
+    the attributes the program writes (FieldType, MemoryOrder, description,
+    units, coordinates, TITLE, DX, ...), so the bench's data began at byte
+    3,584 where the yardstick's begins at 10,240. Replayed from here, both
+    files hold the same header byte for byte (`test_overhead_yardstick`)."""
+    ncdump = shutil.which("ncdump")
+    if not ncdump:
+        raise ValueError("--yardstick needs ncdump (Debian's netcdf-bin) to read the header "
+                         "the program writes")
+    where = out / f"header-{method}"
+    shutil.rmtree(where, ignore_errors=True)
+    rec, _, _ = run(launcher, program, method, dict(case, nx=4, ny=4, frames=0), where, env,
+                    timeout)
+    files = sorted(where.glob("wrfout_*"))  # split: wrfout_split.nc_0000
+    if "error" in rec or not files:
+        raise ValueError(f"--yardstick {program} --method {method} wrote no header to replay: "
+                         f"{rec.get('error', 'no file')}")
+    proc = subprocess.run([ncdump, "-h", str(files[0])], capture_output=True, text=True)
+    shutil.rmtree(where, ignore_errors=True)
+    if proc.returncode != 0:
+        raise ValueError(f"ncdump -h {files[0]}: {proc.stderr.strip()}")
+    cdl = out / f"yardstick-{method}.cdl"
+    cdl.write_text(proc.stdout, encoding="utf-8")
+    return cdl
 
 
 def schema_counts(cdl: Path) -> tuple:
