@@ -25,9 +25,9 @@ With --yardstick PROGRAM (wrfout_bench built from ../shared/bench/, code we did
 not write; overhead_yardstick.py) every repeat also runs the hand-written
 program on the same bytes (--schema in its form gives the fields, every
 output in one file; the bench replays the header the program itself writes,
-so that the data lies at the same offsets in both files), and a second table gives Tessera / hand-written and --plain / hand-written
-for each strategy and plain method, with the goals of issue 24 (1.10 and
-1.05). --drop-caches syncs and drops the page cache before every run (root),
+so that the data lies at the same offsets in both files), and a second
+table gives Tessera / hand-written and --plain / hand-written for each
+strategy and plain method, with the goals of issue 24 (1.10 and 1.05). --drop-caches syncs and drops the page cache before every run (root),
 so that no run pays for the dirty pages of the one before.
 
 With --against OTHER (the tessera-bench of another build, e.g. an older
@@ -148,7 +148,7 @@ def side_schema(args, side: str) -> str | None:
     """The schema a side replays: with --yardstick, the header the
     yardstick writes with the side's counterpart method (yardstick_headers),
     else --schema."""
-    headers = getattr(args, "yardstick_headers", None)
+    headers = args.yardstick_headers
     if not headers:
         return args.schema
     name = side.split(":", 1)[1] if side.startswith(("plain:", "old:", "with:")) else side
@@ -392,21 +392,23 @@ def main(argv=None) -> int:
     env.pop("TESSERA_HINTS", None)  # each side runs with its own hints
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
     case = None
+    # the yardstick's methods: each strategy's and each plain method's counterpart
+    hand_methods = sorted({hand.METHOD[n] for n in names} |
+                          {hand.PLAIN_METHOD[PAIRS[n][1]] for n in names})
+    args.yardstick_headers = {}  # method -> the CDL header it writes (side_schema)
     if args.yardstick:
         try:
             case = yardstick_case(args)
-            methods = sorted({hand.METHOD[n] for n in names})
             args.yardstick_headers = {
                 m: hand.own_header(mpiexec_command(args.mpiexec, 1), args.yardstick, m, case,
-                                   out, env, args.timeout) for m in methods}
+                                   out, env, args.timeout) for m in hand_methods}
         except (ValueError, OSError) as e:
             print(f"tessera overhead: {e}", file=sys.stderr)
             return 2
     cores = os.cpu_count() or 1
     sides = names + sorted({"plain:" + PAIRS[n][1] for n in names})
     if case:
-        sides += sorted({"hand:" + hand.METHOD[n] for n in names} |
-                        {"hand:" + hand.PLAIN_METHOD[PAIRS[n][1]] for n in names})
+        sides += ["hand:" + m for m in hand_methods]
     if args.against:
         if not os.access(args.against, os.X_OK):
             print(f"tessera overhead: --against {args.against}: not an executable program",
@@ -420,7 +422,7 @@ def main(argv=None) -> int:
           f"every {args.output_every} ({args.steps // args.output_every + 1} outputs), "
           f"{args.repeat} interleaved repeats, {','.join(map(str, nps))} processes on "
           f"{cores} cores", flush=True)
-    for method, cdl in sorted(getattr(args, "yardstick_headers", {}).items()):
+    for method, cdl in sorted(args.yardstick_headers.items()):
         print(f"  the bench's sides against {method} replay the header {args.yardstick} writes "
               f"with it: {cdl}", flush=True)
     records: dict = {}
